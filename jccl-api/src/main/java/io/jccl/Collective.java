@@ -1,0 +1,53 @@
+package io.jccl;
+
+/** The collectives, with stable ids and the lower-case names MSCCL XML uses for them. */
+public enum Collective
+{
+    /** Every rank gets the reduction of all inputs. */
+    ALL_REDUCE(0, "allreduce", true),
+    /** Every rank gets the concatenation of all inputs, in rank order. */
+    ALL_GATHER(1, "allgather", false),
+    /** Rank r gets segment r of the reduction of all inputs. */
+    REDUCE_SCATTER(2, "reducescatter", true),
+    /** Every rank gets the root's input. */
+    BROADCAST(3, "broadcast", false),
+    /** The root gets the reduction of all inputs. */
+    REDUCE(4, "reduce", true),
+    /** Rank r gets block r of every rank's input (schedules only for now). */
+    ALL_TO_ALL(5, "alltoall", false);
+
+    private final int id;
+    private final String xmlName;
+    private final boolean reducing;
+
+    Collective(final int id, final String xmlName, final boolean reducing)
+    {
+        this.id = id;
+        this.xmlName = xmlName;
+        this.reducing = reducing;
+    }
+
+    /** @return the stable id. */
+    public int id()
+    {
+        return id;
+    }
+
+    /** @return the stable lower-case name ({@code allreduce}, ...). */
+    public String xmlName()
+    {
+        return xmlName;
+    }
+
+    /** @return true when the collective combines inputs with a {@link ReduceOp}. */
+    public boolean isReducing()
+    {
+        return reducing;
+    }
+
+    /** @return true for Broadcast and Reduce, which take a root. */
+    public boolean isRooted()
+    {
+        return this == BROADCAST || this == REDUCE;
+    }
+}

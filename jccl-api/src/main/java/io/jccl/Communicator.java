@@ -1,0 +1,128 @@
+package io.jccl;
+
+/**
+ * One rank's view of a group of ranks, with NCCL's collectives and their argument and count semantics.
+ * <p>
+ * Every collective is asynchronous: it validates its arguments (throwing {@link JcclInvalidArgumentException}
+ * naming the argument, before anything is sent), queues the call on this rank and returns a {@link Work}. Calls
+ * on one {@link Stream} run in order. The blocking forms without a stream wait for completion. Inside a group
+ * ({@code Jccl.groupStart()}/{@code groupEnd()}) calls start together at {@code groupEnd}; a blocking form there
+ * is an {@link JcclInvalidUsageException}.
+ * <p>
+ * In-place as NCCL defines it: AllReduce, Broadcast, Reduce when {@code send} and {@code recv} are the same memory;
+ * AllGather when {@code send} is slice {@code rank} of {@code recv}; ReduceScatter when {@code recv} is slice
+ * {@code rank} of {@code send}. Any other overlap of {@code send} and {@code recv} is an error. The receive buffer
+ * of a non-root Reduce and the send buffer of a non-root Broadcast are ignored and may be null.
+ */
+public interface Communicator extends AutoCloseable
+{
+    /** @return this rank, 0..size()-1. */
+    int rank();
+
+    /** @return the rank count. */
+    int size();
+
+    /**
+     * @param send  count elements.
+     * @param recv  count elements; receives the reduction of every rank's send.
+     * @param count elements per rank.
+     * @param type  element type.
+     * @param op    reduction.
+     * @param stream ordering domain.
+     * @return the call's handle.
+     */
+    Work allReduce(Buffer send, Buffer recv, long count, DataType type, ReduceOp op, Stream stream);
+
+    /**
+     * @param send      sendCount elements.
+     * @param recv      size() x sendCount elements; slice r receives rank r's send.
+     * @param sendCount elements each rank contributes.
+     * @param type      element type.
+     * @param stream    ordering domain.
+     * @return the call's handle.
+     */
+    Work allGather(Buffer send, Buffer recv, long sendCount, DataType type, Stream stream);
+
+    /**
+     * @param send      size() x recvCount elements.
+     * @param recv      recvCount elements; receives slice rank() of the reduction.
+     * @param recvCount elements each rank receives.
+     * @param type      element type.
+     * @param op        reduction.
+     * @param stream    ordering domain.
+     * @return the call's handle.
+     */
+    Work reduceScatter(Buffer send, Buffer recv, long recvCount, DataType type, ReduceOp op, Stream stream);
+
+    /**
+     * @param send   count elements on the root; ignored (may be null) elsewhere.
+     * @param recv   count elements; receives the root's send.
+     * @param count  elements.
+     * @param type   element type.
+     * @param root   the rank whose data is sent.
+     * @param stream ordering domain.
+     * @return the call's handle.
+     */
+    Work broadcast(Buffer send, Buffer recv, long count, DataType type, int root, Stream stream);
+
+    /**
+     * @param send   count elements.
+     * @param recv   count elements on the root, receiving the reduction; ignored (may be null) elsewhere.
+     * @param count  elements.
+     * @param type   element type.
+     * @param op     reduction.
+     * @param root   the rank that receives.
+     * @param stream ordering domain.
+     * @return the call's handle.
+     */
+    Work reduce(Buffer send, Buffer recv, long count, DataType type, ReduceOp op, int root, Stream stream);
+
+    /** Blocking AllReduce on the default stream. */
+    default void allReduce(final Buffer send, final Buffer recv, final long count, final DataType type,
+        final ReduceOp op)
+    {
+        allReduce(send, recv, count, type, op, Stream.DEFAULT).join();
+    }
+
+    /** Blocking AllGather on the default stream. */
+    default void allGather(final Buffer send, final Buffer recv, final long sendCount, final DataType type)
+    {
+        allGather(send, recv, sendCount, type, Stream.DEFAULT).join();
+    }
+
+    /** Blocking ReduceScatter on the default stream. */
+    default void reduceScatter(final Buffer send, final Buffer recv, final long recvCount, final DataType type,
+        final ReduceOp op)
+    {
+        reduceScatter(send, recv, recvCount, type, op, Stream.DEFAULT).join();
+    }
+
+    /** Blocking Broadcast on the default stream. */
+    default void broadcast(final Buffer send, final Buffer recv, final long count, final DataType type, final int root)
+    {
+        broadcast(send, recv, count, type, root, Stream.DEFAULT).join();
+    }
+
+    /** Blocking Reduce on the default stream. */
+    default void reduce(final Buffer send, final Buffer recv, final long count, final DataType type,
+        final ReduceOp op, final int root)
+    {
+        reduce(send, recv, count, type, op, root, Stream.DEFAULT).join();
+    }
+
+    /**
+     * Ends every pending call of this communicator and of the ranks it shares calls with, with
+     * {@link JcclAbortedException}, and wakes every waiter. The communicator is unusable afterwards.
+     */
+    void abort();
+
+    /** @return the error that broke this communicator (as {@code ncclCommGetAsyncError}), or null if none. */
+    JcclException asyncError();
+
+    /**
+     * Waits for this rank's pending calls, then releases its resources. Later calls throw
+     * {@link JcclInvalidUsageException}.
+     */
+    @Override
+    void close();
+}

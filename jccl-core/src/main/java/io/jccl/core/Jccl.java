@@ -1,0 +1,95 @@
+package io.jccl.core;
+
+import io.jccl.Communicator;
+import io.jccl.JcclInvalidArgumentException;
+import io.jccl.JcclInvalidUsageException;
+import io.jccl.UniqueId;
+
+/**
+ * jccl's entry point: creates communicators and brackets group calls.
+ * <pre>{@code
+ * Communicator[] comms = Jccl.initAll(new Context(), 4);   // four ranks in this process
+ * Jccl.groupStart();
+ * for (Communicator c : comms) works[c.rank()] = c.allReduce(send[c.rank()], recv[c.rank()], n, FLOAT32, SUM, Stream.DEFAULT);
+ * Jccl.groupEnd();
+ * for (Work w : works) w.join();
+ * }</pre>
+ */
+public final class Jccl
+{
+    private Jccl()
+    {
+    }
+
+    /**
+     * Creates {@code nRanks} communicators in this process at once, NCCL's {@code ncclCommInitAll}, with the
+     * default context (settings from {@code JCCL_*} environment variables and system properties).
+     *
+     * @param nRanks rank count, at least 1.
+     * @return the communicators, index = rank.
+     */
+    public static Communicator[] initAll(final int nRanks)
+    {
+        return initAll(new Context(), nRanks);
+    }
+
+    /**
+     * Creates {@code nRanks} communicators in this process at once, NCCL's {@code ncclCommInitAll}.
+     *
+     * @param context settings; concluded here, and owned by the communicators from then on.
+     * @param nRanks  rank count, at least 1.
+     * @return the communicators, index = rank.
+     * @throws JcclInvalidArgumentException if nRanks is below 1 or a setting is out of range.
+     * @throws io.jccl.JcclSystemException if the JVM lacks a flag jccl needs.
+     */
+    public static Communicator[] initAll(final Context context, final int nRanks)
+    {
+        if (context == null)
+        {
+            throw new JcclInvalidArgumentException("context is null");
+        }
+        if (nRanks < 1)
+        {
+            throw new JcclInvalidArgumentException("nRanks=" + nRanks + " must be at least 1");
+        }
+        context.conclude();
+        return CommGroup.create(context, nRanks).communicators();
+    }
+
+    /**
+     * Joins a communicator of ranks in several processes (NCCL's {@code ncclCommInitRank}). Rank 0 creates the
+     * {@link UniqueId} and passes it to the others out of band.
+     *
+     * @param context settings.
+     * @param rank    this process's rank, 0..size-1.
+     * @param size    rank count.
+     * @param id      the rendezvous of rank 0.
+     * @return the communicator.
+     * @throws JcclInvalidUsageException always, until multi-process bootstrap lands (issue 4).
+     */
+    public static Communicator connect(final Context context, final int rank, final int size, final UniqueId id)
+    {
+        if (size < 1 || rank < 0 || rank >= size)
+        {
+            throw new JcclInvalidArgumentException("rank=" + rank + " is outside 0.." + (size - 1) + " (size=" +
+                size + ")");
+        }
+        if (id == null)
+        {
+            throw new JcclInvalidArgumentException("id is null");
+        }
+        throw new JcclInvalidUsageException("multi-process communicators are not implemented yet; use initAll");
+    }
+
+    /** Starts a group (NCCL's {@code ncclGroupStart}); groups nest, and calls start at the outermost end. */
+    public static void groupStart()
+    {
+        Group.start();
+    }
+
+    /** Ends a group (NCCL's {@code ncclGroupEnd}): every call made since the outermost start is started. */
+    public static void groupEnd()
+    {
+        Group.end();
+    }
+}
