@@ -1,0 +1,41 @@
+package io.jccl.schedules;
+
+import io.jccl.Algorithm;
+import io.jccl.Collective;
+import io.jccl.Topology;
+
+/** Picks the generator of an algorithm; a TREE request for a collective a tree cannot compute runs RING. */
+public final class Generators
+{
+    private Generators()
+    {
+    }
+
+    /**
+     * @param algorithm  requested algorithm.
+     * @param collective what to compute.
+     * @return the algorithm that will run: {@code algorithm}, or RING where a tree does not apply.
+     */
+    public static Algorithm effective(final Algorithm algorithm, final Collective collective)
+    {
+        return algorithm == Algorithm.TREE && !TreeGenerator.supports(collective) ? Algorithm.RING : algorithm;
+    }
+
+    /**
+     * @param algorithm  requested algorithm (see {@link #effective}).
+     * @param collective what to compute.
+     * @param topology   the ranks.
+     * @param channels   channels, at least 1.
+     * @param root       the root of Broadcast and Reduce (ignored otherwise).
+     * @return the program.
+     */
+    public static Program generate(final Algorithm algorithm, final Collective collective, final Topology topology,
+        final int channels, final int root)
+    {
+        return switch (effective(algorithm, collective))
+        {
+            case RING -> RingGenerator.generate(collective, topology, channels, root);
+            case TREE -> TreeGenerator.generate(collective, topology, channels, root);
+        };
+    }
+}

@@ -1,0 +1,180 @@
+package io.jccl.schedules;
+
+import io.jccl.Algorithm;
+import io.jccl.Collective;
+import io.jccl.Topology;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class GeneratorsTest
+{
+    private static final int[] RANKS = {1, 2, 3, 5, 8};
+    private static final int[] CHANNELS = {1, 2, 3};
+
+    /** Ring order of segment k: starts at rank k+1, ends at rank k. */
+    private static String ringSum(final int n, final int k)
+    {
+        String acc = Integer.toString((k + 1) % n);
+        for (int j = 2; j <= n; j++)
+        {
+            acc = "(" + acc + "+" + (k + j) % n + ")";
+        }
+        return acc;
+    }
+
+    /** Tree order: sub(v) = (sub(c2) + (sub(c1) + v)) over virtual ranks rooted at root (received operand first). */
+    private static String treeSum(final int n, final int root, final int v)
+    {
+        final String self = Integer.toString((v + root) % n);
+        String acc = 2 * v + 1 < n ? "(" + treeSum(n, root, 2 * v + 1) + "+" + self + ")" : self;
+        if (2 * v + 2 < n)
+        {
+            acc = "(" + treeSum(n, root, 2 * v + 2) + "+" + acc + ")";
+        }
+        return acc;
+    }
+
+    private static SymbolicRun run(final Algorithm algorithm, final Collective collective, final int n,
+        final int channels, final int root)
+    {
+        final Program program = Generators.generate(algorithm, collective, Topology.singleProcess(n), channels, root);
+        final SymbolicRun run = new SymbolicRun(program, false);
+        assertTrue(run.run(), () -> "deadlock or leftover slots in\n" + program);
+        return run;
+    }
+
+    @Test
+    void shouldReduceEverySegmentInRingOrderWhenRingAllReduce()
+    {
+        for (final int n : RANKS)
+        {
+            for (final int c : CHANNELS)
+            {
+                final SymbolicRun run = run(Algorithm.RING, Collective.ALL_REDUCE, n, c, -1);
+                for (int r = 0; r < n; r++)
+                {
+                    final List<String> out = run.output(r);
+                    for (int k = 0; k < n; k++)
+                    {
+                        for (int s = 0; s < c; s++)
+                        {
+                            assertEquals(n == 1 ? "0" : ringSum(n, k), out.get(k * c + s), "n=" + n + " rank " + r);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldGiveRankItsSegmentWhenRingReduceScatter()
+    {
+        for (final int n : RANKS)
+        {
+            for (final int c : CHANNELS)
+            {
+                final SymbolicRun run = run(Algorithm.RING, Collective.REDUCE_SCATTER, n, c, -1);
+                for (int r = 0; r < n; r++)
+                {
+                    for (final String chunk : run.output(r))
+                    {
+                        assertEquals(n == 1 ? "0" : ringSum(n, r), chunk);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldGatherEveryInputWhenRingAllGather()
+    {
+        for (final int n : RANKS)
+        {
+            for (final int c : CHANNELS)
+            {
+                final SymbolicRun run = run(Algorithm.RING, Collective.ALL_GATHER, n, c, -1);
+                for (int r = 0; r < n; r++)
+                {
+                    final List<String> out = run.output(r);
+                    for (int k = 0; k < n * c; k++)
+                    {
+                        assertEquals(Integer.toString(k / c), out.get(k));
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldCarryRootInputOrReduceToRootWhenRootedCollectives()
+    {
+        for (final Algorithm algorithm : Algorithm.values())
+        {
+            for (final int n : RANKS)
+            {
+                for (int root = 0; root < n; root++)
+                {
+                    final SymbolicRun bcast = run(algorithm, Collective.BROADCAST, n, 2, root);
+                    for (int r = 0; r < n; r++)
+                    {
+                        assertEquals(List.of(Integer.toString(root), Integer.toString(root)), bcast.output(r));
+                    }
+                    final SymbolicRun reduce = run(algorithm, Collective.REDUCE, n, 2, root);
+                    final String expected = n == 1 ? "0" : algorithm == Algorithm.RING ?
+                        ringSum(n, root) : treeSum(n, root, 0);
+                    assertEquals(List.of(expected, expected), reduce.output(root), algorithm + " n=" + n);
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldReduceInTreeOrderAndBroadcastWhenTreeAllReduce()
+    {
+        for (final int n : RANKS)
+        {
+            for (final int c : CHANNELS)
+            {
+                final SymbolicRun run = run(Algorithm.TREE, Collective.ALL_REDUCE, n, c, -1);
+                for (int r = 0; r < n; r++)
+                {
+                    for (final String chunk : run.output(r))
+                    {
+                        assertEquals(treeSum(n, 0, 0), chunk);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldGiveEveryWorkerAtMostOnePeerEachWay()
+    {
+        final Program program = Generators.generate(Algorithm.TREE, Collective.ALL_REDUCE, Topology.singleProcess(8),
+            2, -1);
+        for (int r = 0; r < 8; r++)
+        {
+            for (final Worker w : program.workers(r))
+            {
+                for (int s = 0; s < w.stepCount(); s++)
+                {
+                    final Opcode op = w.opcode(s);
+                    assertTrue(!op.sends() || w.sendPeer() >= 0, w::toString);
+                    assertTrue(!op.receives() || w.recvPeer() >= 0, w::toString);
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldFallBackToRingWhenTreeCannotComputeTheCollective()
+    {
+        assertEquals(Algorithm.RING, Generators.effective(Algorithm.TREE, Collective.ALL_GATHER));
+        assertEquals(Algorithm.RING, Generators.effective(Algorithm.TREE, Collective.REDUCE_SCATTER));
+        assertEquals(Algorithm.TREE, Generators.effective(Algorithm.TREE, Collective.ALL_REDUCE));
+    }
+}

@@ -1,0 +1,63 @@
+package io.jccl.transport;
+
+/**
+ * Layout of a connector FIFO in memory (SIMPLE protocol): a tail counter written by the sender, a head counter
+ * written by the receiver, each on its own pair of cache lines, then per-slot headers, then the data slots.
+ * <pre>
+ *   0                    128                  256
+ * +--------------------+--------------------+------------------------------------+-----------------------+
+ * | tail (sent slots)  | head (freed slots) | slot headers: SLOTS x 32 bytes      | data: SLOTS x slotLen |
+ * | long, release      | long, release      | length | seq | shape | plan         |                       |
+ * +--------------------+--------------------+------------------------------------+-----------------------+
+ * </pre>
+ * Counters are sequence numbers that only grow (a long never wraps in practice); slot {@code k} lives at index
+ * {@code k % SLOTS}. The sender writes data and header, then publishes with one release-store of the tail; the
+ * receiver acquires the tail, reads, and frees the slot with one release-store of the head. Every slot header
+ * carries the call's sequence number, the plan's hash and the hash of the call's shape, so a disagreement
+ * between ranks is caught, not read as data.
+ */
+public final class FifoDescriptor
+{
+    /** Slots per FIFO (NCCL_STEPS). */
+    public static final int SLOTS = 8;
+    /** Offset of the tail counter. */
+    public static final int TAIL_OFFSET = 0;
+    /** Offset of the head counter. */
+    public static final int HEAD_OFFSET = 128;
+    /** Offset of the first slot header. */
+    public static final int HEADERS_OFFSET = 256;
+    /** Bytes per slot header. */
+    public static final int HEADER_LENGTH = 32;
+    /** Offset of the slot's data length in its header (int). */
+    public static final int HEADER_DATA_LENGTH = 0;
+    /** Offset of the call's sequence number in a slot header (long). */
+    public static final int HEADER_SEQ = 8;
+    /** Offset of the call's shape hash in a slot header (long). */
+    public static final int HEADER_SHAPE = 16;
+    /** Offset of the plan's hash in a slot header (long). */
+    public static final int HEADER_PLAN = 24;
+    /** Offset of the first data slot. */
+    public static final int DATA_OFFSET = HEADERS_OFFSET + SLOTS * HEADER_LENGTH;
+
+    private FifoDescriptor()
+    {
+    }
+
+    /** @return the bytes a FIFO with slots of {@code slotLength} bytes needs. */
+    public static long totalLength(final int slotLength)
+    {
+        return DATA_OFFSET + (long)SLOTS * slotLength;
+    }
+
+    /** @return the offset of the header of slot sequence {@code slot}. */
+    public static int headerOffset(final long slot)
+    {
+        return HEADERS_OFFSET + (int)(slot % SLOTS) * HEADER_LENGTH;
+    }
+
+    /** @return the offset of the data of slot sequence {@code slot}. */
+    public static long dataOffset(final long slot, final int slotLength)
+    {
+        return DATA_OFFSET + (slot % SLOTS) * slotLength;
+    }
+}

@@ -1,0 +1,32 @@
+package io.jccl.transport;
+
+/**
+ * The receiving end of a connection. Used by one worker at a time; never blocks: callers poll
+ * {@link #hasData()}.
+ */
+public interface RecvConnector
+{
+    /** @return true when the next slot has arrived. */
+    boolean hasData();
+
+    /** @return the address of the arrived slot's data. */
+    long slotAddress();
+
+    /** @return the arrived slot's data length in bytes. */
+    int dataLength();
+
+    /** @return the sequence number of the call that sent the arrived slot. */
+    long seq();
+
+    /** @return the shape hash of the call that sent the arrived slot. */
+    long shape();
+
+    /** @return the plan hash of the call that sent the arrived slot. */
+    long plan();
+
+    /** Frees the arrived slot for the sender. */
+    void release();
+
+    /** @return the rank this end receives from. */
+    int peer();
+}
