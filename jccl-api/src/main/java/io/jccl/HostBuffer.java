@@ -50,18 +50,20 @@ public final class HostBuffer extends Buffer
     /**
      * Allocates zeroed host memory owned by jccl, aligned to {@link #ALIGNMENT} bytes, in native byte order.
      *
-     * @param length bytes, at most {@code Integer.MAX_VALUE - ALIGNMENT}.
+     * @param length bytes, at most {@code Integer.MAX_VALUE - 2 * ALIGNMENT}.
      * @return the buffer.
      * @throws JcclInvalidArgumentException if the length is negative or too large.
      */
     public static HostBuffer allocate(final long length)
     {
-        if (length < 0 || length > Integer.MAX_VALUE - ALIGNMENT)
+        if (length < 0 || length > Integer.MAX_VALUE - 2 * ALIGNMENT)
         {
             throw new JcclInvalidArgumentException("length=" + length + " is outside 0.." +
-                (Integer.MAX_VALUE - ALIGNMENT));
+                (Integer.MAX_VALUE - 2 * ALIGNMENT));
         }
-        final ByteBuffer raw = ByteBuffer.allocateDirect((int)length + ALIGNMENT);
+        // alignedSlice rounds the capacity down to the alignment: leave room for that and for the shift
+        final int rounded = (int)((length + ALIGNMENT - 1) & -ALIGNMENT);
+        final ByteBuffer raw = ByteBuffer.allocateDirect(rounded + ALIGNMENT);
         final ByteBuffer aligned = raw.alignedSlice(ALIGNMENT).limit((int)length).slice().order(ByteOrder.nativeOrder());
         return new HostBuffer(aligned, 0, length, true);
     }

@@ -68,6 +68,11 @@ class ApiValuesTest
     @Test
     void shouldAddressElementsWhenBufferViewed()
     {
+        for (int length = 0; length < 300; length++)
+        {
+            assertEquals(length, HostBuffer.allocate(length).length());
+            assertEquals(length, HostBuffer.allocate(length).byteBuffer().capacity());
+        }
         final HostBuffer buffer = HostBuffer.allocate(64);
         final HostBuffer view = (HostBuffer)buffer.view(DataType.FLOAT32, 4, 8);
         assertEquals(16, view.offset());

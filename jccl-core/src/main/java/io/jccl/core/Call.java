@@ -1,0 +1,198 @@
+package io.jccl.core;
+
+import io.jccl.Buffer;
+import io.jccl.Collective;
+import io.jccl.DataType;
+import io.jccl.JcclException;
+import io.jccl.JcclInvalidUsageException;
+import io.jccl.ReduceOp;
+import io.jccl.Work;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One collective call of one rank: its validated arguments, and its state from submission to completion. The
+ * {@link Work} handle of the call.
+ */
+final class Call implements Work
+{
+    private static final int HELD = 0;
+    private static final int SUBMITTED = 1;
+    private static final int DONE = 2;
+
+    final LocalCommunicator communicator;
+    final Collective collective;
+    final Buffer send;
+    final Buffer recv;
+    /** Elements per rank as NCCL counts them: per-rank send for AllGather, per-rank receive for ReduceScatter. */
+    final long count;
+    final DataType type;
+    final ReduceOp op;
+    final int root;
+
+    long seq;
+    long shape;
+    long deadlineNs;
+    boolean bound;
+    RankExecution execution;
+
+    private volatile int state = HELD;
+    private volatile JcclException error;
+    private volatile CompletableFuture<Void> future;
+
+    Call(final LocalCommunicator communicator, final Collective collective, final Buffer send, final Buffer recv,
+        final long count, final DataType type, final ReduceOp op, final int root)
+    {
+        this.communicator = communicator;
+        this.collective = collective;
+        this.send = send;
+        this.recv = recv;
+        this.count = count;
+        this.type = type;
+        this.op = op;
+        this.root = root;
+    }
+
+    LocalCommunicator communicator()
+    {
+        return communicator;
+    }
+
+    void submitted(final long seq)
+    {
+        this.seq = seq;
+        this.shape = shapeHash(collective, type, op, count, root);
+        state = SUBMITTED;
+    }
+
+    /** @return a hash of what must agree across ranks for a call: collective, type, op, count, root. */
+    static long shapeHash(final Collective collective, final DataType type, final ReduceOp op, final long count,
+        final int root)
+    {
+        long h = collective.id();
+        h = h * 1_000_003 + type.id();
+        h = h * 1_000_003 + (op == null ? -1 : op.kind().id());
+        h = h * 1_000_003 + (op == null ? 0 : Double.doubleToLongBits(op.scalar()));
+        h = h * 1_000_003 + count;
+        return h * 1_000_003 + root;
+    }
+
+    boolean isComplete()
+    {
+        return state == DONE;
+    }
+
+    void complete(final JcclException failure)
+    {
+        error = failure;
+        state = DONE;
+        final CompletableFuture<Void> f = future;
+        if (f != null)
+        {
+            completeFuture(f);
+        }
+    }
+
+    private void completeFuture(final CompletableFuture<Void> f)
+    {
+        if (error != null)
+        {
+            f.completeExceptionally(error);
+        }
+        else
+        {
+            f.complete(null);
+        }
+    }
+
+    /** @return a short description: {@code allReduce #3 (count 1024 float sum)}. */
+    String describe()
+    {
+        return Names.of(collective) + " #" + seq + " (count " + count + ' ' + type.ncclTestsName() +
+            (collective.isReducing() ? " " + op : "") + (collective.isRooted() ? " root " + root : "") + ')';
+    }
+
+    @Override
+    public boolean isDone()
+    {
+        if (state == DONE)
+        {
+            return true;
+        }
+        if (state == SUBMITTED)
+        {
+            ProgressEngine.INSTANCE.progress();
+        }
+        return state == DONE;
+    }
+
+    @Override
+    public void join()
+    {
+        checkSubmitted();
+        ProgressEngine.INSTANCE.drive(this, Long.MAX_VALUE + System.nanoTime());
+        throwIfFailed();
+    }
+
+    @Override
+    public boolean await(final long timeout, final TimeUnit unit)
+    {
+        checkSubmitted();
+        final boolean done = ProgressEngine.INSTANCE.drive(this, System.nanoTime() + unit.toNanos(timeout));
+        throwIfFailed();
+        return done;
+    }
+
+    @Override
+    public JcclException error()
+    {
+        return state == DONE ? error : null;
+    }
+
+    @Override
+    public CompletableFuture<Void> toCompletableFuture()
+    {
+        CompletableFuture<Void> f = future;
+        if (f == null)
+        {
+            synchronized (this)
+            {
+                f = future;
+                if (f == null)
+                {
+                    f = new CompletableFuture<>();
+                    future = f;
+                }
+            }
+            if (state == DONE)
+            {
+                completeFuture(f);
+            }
+        }
+        return f;
+    }
+
+    private void checkSubmitted()
+    {
+        if (state == HELD)
+        {
+            throw new JcclInvalidUsageException(describeUnsubmitted() + " is held in a group until groupEnd(): " +
+                "waiting on it (or using a blocking form) inside the group would never return");
+        }
+    }
+
+    private String describeUnsubmitted()
+    {
+        return Names.of(collective) + " on rank " + communicator.rank();
+    }
+
+    private void throwIfFailed()
+    {
+        final JcclException failure = error;
+        if (state == DONE && failure != null)
+        {
+            throw failure;
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package io.jccl.core;
+
+import io.jccl.Buffer;
+import io.jccl.Collective;
+import io.jccl.DataType;
+import io.jccl.JcclInvalidArgumentException;
+import io.jccl.MemoryKind;
+import io.jccl.ReduceOp;
+import io.jccl.Stream;
+
+/**
+ * Checks a call's arguments on the caller's thread, before anything is queued or sent, with NCCL's count
+ * semantics and in-place rules; every message names the argument.
+ */
+final class CallValidator
+{
+    private CallValidator()
+    {
+    }
+
+    static void validate(final Collective collective, final Buffer send, final Buffer recv, final long count,
+        final DataType type, final ReduceOp op, final int root, final Stream stream, final int rank,
+        final int size)
+    {
+        final String countName = collective == Collective.ALL_GATHER ? "sendCount" :
+            collective == Collective.REDUCE_SCATTER ? "recvCount" : "count";
+        if (type == null)
+        {
+            throw new JcclInvalidArgumentException("type is null (" + Names.of(collective) + ")");
+        }
+        if (collective.isReducing() && op == null)
+        {
+            throw new JcclInvalidArgumentException("op is null (" + Names.of(collective) + ")");
+        }
+        if (stream == null)
+        {
+            throw new JcclInvalidArgumentException("stream is null (" + Names.of(collective) + ")");
+        }
+        if (count < 0)
+        {
+            throw new JcclInvalidArgumentException(countName + "=" + count + " is negative (" +
+                Names.of(collective) + ")");
+        }
+        if (collective.isRooted() && (root < 0 || root >= size))
+        {
+            throw new JcclInvalidArgumentException("root=" + root + " is outside 0.." + (size - 1) + " (" +
+                Names.of(collective) + ")");
+        }
+        final long perRankBytes = multiply(count, type.byteSize(), countName, collective);
+        final long wholeBytes = multiply(perRankBytes, size, countName + " x ranks", collective);
+        final long sendBytes = collective == Collective.REDUCE_SCATTER ? wholeBytes : perRankBytes;
+        final long recvBytes = collective == Collective.ALL_GATHER ? wholeBytes : perRankBytes;
+        final boolean needSend = collective != Collective.BROADCAST || rank == root;
+        final boolean needRecv = collective != Collective.REDUCE || rank == root;
+        if (count == 0)
+        {
+            return;
+        }
+        if (needSend)
+        {
+            checkBuffer(send, "send", sendBytes, collective, count, type);
+        }
+        if (needRecv)
+        {
+            checkBuffer(recv, "recv", recvBytes, collective, count, type);
+        }
+        if (needSend && needRecv)
+        {
+            if (send.memoryKind() != recv.memoryKind())
+            {
+                throw new JcclInvalidArgumentException("send is " + send.memoryKind() + " memory and recv is " +
+                    recv.memoryKind() + " (" + Names.of(collective) + ")");
+            }
+            checkOverlap(collective, send, recv, sendBytes, recvBytes, perRankBytes, rank);
+        }
+    }
+
+    private static long multiply(final long a, final long b, final String name, final Collective collective)
+    {
+        try
+        {
+            return Math.multiplyExact(a, b);
+        }
+        catch (final ArithmeticException ex)
+        {
+            throw new JcclInvalidArgumentException(name + " in bytes overflows a long (" + a + " x " + b + ", " +
+                Names.of(collective) + ")");
+        }
+    }
+
+    private static void checkBuffer(final Buffer buffer, final String name, final long bytes,
+        final Collective collective, final long count, final DataType type)
+    {
+        if (buffer == null)
+        {
+            throw new JcclInvalidArgumentException(name + " is null (" + Names.of(collective) + ")");
+        }
+        if (buffer.memoryKind() != MemoryKind.HOST)
+        {
+            throw new JcclInvalidArgumentException(name + " is " + buffer.memoryKind() + " memory, but this " +
+                "communicator runs on the host backend (" + Names.of(collective) + ")");
+        }
+        if (buffer.length() < bytes)
+        {
+            throw new JcclInvalidArgumentException(name + " holds " + buffer.length() + " bytes; " +
+                Names.of(collective) + " of count " + count + " " + type.ncclTestsName() + " needs " + bytes);
+        }
+    }
+
+    /**
+     * In place as NCCL defines it: AllReduce, Broadcast and Reduce when send and recv start at one address;
+     * AllGather when send is slice {@code rank} of recv; ReduceScatter when recv is slice {@code rank} of send. Any
+     * other overlap is refused.
+     */
+    private static void checkOverlap(final Collective collective, final Buffer send, final Buffer recv,
+        final long sendBytes, final long recvBytes, final long perRankBytes, final int rank)
+    {
+        final long s = LocalCommunicator.address(send);
+        final long r = LocalCommunicator.address(recv);
+        if (s + sendBytes <= r || r + recvBytes <= s)
+        {
+            return;
+        }
+        final boolean inPlace = switch (collective)
+        {
+            case ALL_GATHER -> s == r + rank * perRankBytes;
+            case REDUCE_SCATTER -> r == s + rank * perRankBytes;
+            default -> s == r;
+        };
+        if (!inPlace)
+        {
+            throw new JcclInvalidArgumentException("send and recv overlap partially (" + Names.of(collective) +
+                "): in place means " + switch (collective)
+                {
+                    case ALL_GATHER -> "send is slice rank of recv";
+                    case REDUCE_SCATTER -> "recv is slice rank of send";
+                    default -> "send and recv are the same memory";
+                });
+        }
+    }
+}

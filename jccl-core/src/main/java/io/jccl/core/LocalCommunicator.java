@@ -1,0 +1,378 @@
+package io.jccl.core;
+
+import io.jccl.Buffer;
+import io.jccl.Collective;
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.HostBuffer;
+import io.jccl.JcclAbortedException;
+import io.jccl.JcclException;
+import io.jccl.JcclInvalidUsageException;
+import io.jccl.Plan;
+import io.jccl.ReduceOp;
+import io.jccl.Stream;
+import io.jccl.Work;
+import io.jccl.autotune.PlanRequest;
+import io.jccl.kernels.HostDevice;
+import io.jccl.kernels.HostReducer;
+import io.jccl.schedules.Generators;
+import io.jccl.schedules.Program;
+import io.jccl.transport.InProcessTransport;
+import org.agrona.BufferUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A rank in this process. Calls are validated on the caller's thread, queued, and run in order by whichever
+ * thread drives the {@link ProgressEngine}; the rank is advanced by one thread at a time (a try-claim).
+ */
+final class LocalCommunicator implements Communicator
+{
+    private static final Logger LOG = LoggerFactory.getLogger("io.jccl");
+
+    private final CommGroup group;
+    private final int rank;
+    private final ConcurrentLinkedQueue<Call> queue = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean claim = new AtomicBoolean();
+    private final Map<Program, RankExecution> executions = new HashMap<>();
+    private final Set<Long> loggedShapes = new HashSet<>();
+    private long nextSeq;
+    private volatile boolean closed;
+    private volatile JcclException asyncError;
+    private long scratchAddress;
+    private long scratchLength;
+
+    LocalCommunicator(final CommGroup group, final int rank)
+    {
+        this.group = group;
+        this.rank = rank;
+    }
+
+    @Override
+    public int rank()
+    {
+        return rank;
+    }
+
+    @Override
+    public int size()
+    {
+        return group.size();
+    }
+
+    @Override
+    public Work allReduce(final Buffer send, final Buffer recv, final long count, final DataType type,
+        final ReduceOp op, final Stream stream)
+    {
+        return call(Collective.ALL_REDUCE, send, recv, count, type, op, -1, stream);
+    }
+
+    @Override
+    public Work allGather(final Buffer send, final Buffer recv, final long sendCount, final DataType type,
+        final Stream stream)
+    {
+        return call(Collective.ALL_GATHER, send, recv, sendCount, type, null, -1, stream);
+    }
+
+    @Override
+    public Work reduceScatter(final Buffer send, final Buffer recv, final long recvCount, final DataType type,
+        final ReduceOp op, final Stream stream)
+    {
+        return call(Collective.REDUCE_SCATTER, send, recv, recvCount, type, op, -1, stream);
+    }
+
+    @Override
+    public Work broadcast(final Buffer send, final Buffer recv, final long count, final DataType type,
+        final int root, final Stream stream)
+    {
+        return call(Collective.BROADCAST, send, recv, count, type, null, root, stream);
+    }
+
+    @Override
+    public Work reduce(final Buffer send, final Buffer recv, final long count, final DataType type,
+        final ReduceOp op, final int root, final Stream stream)
+    {
+        return call(Collective.REDUCE, send, recv, count, type, op, root, stream);
+    }
+
+    private Work call(final Collective collective, final Buffer send, final Buffer recv, final long count,
+        final DataType type, final ReduceOp op, final int root, final Stream stream)
+    {
+        checkUsable();
+        CallValidator.validate(collective, send, recv, count, type, op, root, stream, rank, size());
+        final Call call = new Call(this, collective, send, recv, count, type, op, root);
+        if (!Group.hold(call))
+        {
+            submit(call);
+        }
+        return call;
+    }
+
+    private void checkUsable()
+    {
+        if (closed)
+        {
+            throw new JcclInvalidUsageException("communicator of rank " + rank + " is closed");
+        }
+        final JcclException broken = brokenBy();
+        if (broken != null)
+        {
+            throw new JcclInvalidUsageException("communicator of rank " + rank + " is broken by an earlier " +
+                "error (abort it and create a new one): " + broken.getMessage(), broken);
+        }
+    }
+
+    private JcclException brokenBy()
+    {
+        final JcclException groupFailure = group.failure();
+        return groupFailure != null ? groupFailure : asyncError;
+    }
+
+    void submit(final Call call)
+    {
+        synchronized (queue)
+        {
+            checkUsable();
+            call.submitted(nextSeq++);
+            queue.add(call);
+        }
+        ProgressEngine.INSTANCE.callSubmitted();
+    }
+
+    /**
+     * Advances this rank's calls in order, if no other thread is doing so.
+     *
+     * @return the work done.
+     */
+    int advance()
+    {
+        if (queue.isEmpty() || !claim.compareAndSet(false, true))
+        {
+            return 0;
+        }
+        try
+        {
+            return advanceClaimed();
+        }
+        finally
+        {
+            claim.set(false);
+        }
+    }
+
+    private int advanceClaimed()
+    {
+        int work = 0;
+        Call call;
+        while ((call = queue.peek()) != null)
+        {
+            final JcclException broken = brokenBy();
+            if (broken != null)
+            {
+                finish(call, broken instanceof JcclAbortedException ? broken :
+                    new io.jccl.JcclRemoteException(call.describe() + " on rank " + rank + " failed: " +
+                    broken.getMessage(), broken));
+                work++;
+                continue;
+            }
+            try
+            {
+                if (!call.bound)
+                {
+                    bind(call);
+                    work++;
+                }
+                final int done = call.execution == null ? 0 : call.execution.doWork();
+                work += done;
+                if (call.execution == null || call.execution.isComplete())
+                {
+                    completeSuccessfully(call);
+                    work++;
+                    continue;
+                }
+                if (done == 0 && System.nanoTime() - call.deadlineNs > 0)
+                {
+                    final JcclException timeout = call.execution.timeout(group.context.timeoutMs());
+                    asyncError = timeout;
+                    finish(call, timeout);
+                    work++;
+                    continue;
+                }
+            }
+            catch (final JcclException ex)
+            {
+                group.fail(ex);
+                finish(call, ex);
+                work++;
+                continue;
+            }
+            break;
+        }
+        return work;
+    }
+
+    private void finish(final Call call, final JcclException error)
+    {
+        queue.poll();
+        ProgressEngine.INSTANCE.callCompleted();
+        call.complete(error);
+    }
+
+    private void completeSuccessfully(final Call call)
+    {
+        if (call.execution != null)
+        {
+            group.transport.counters().add(call.execution.slotsSent(), call.execution.bytesStaged());
+            if (call.op != null && call.op.kind() == ReduceOp.Kind.AVG && !call.type.isFloatingPoint() &&
+                call.recv != null && (call.collective != Collective.REDUCE || call.root == rank))
+            {
+                HostReducer.of(call.type, ReduceOp.Kind.SUM, 0).divide(address(call.recv), call.count, size());
+            }
+        }
+        finish(call, null);
+    }
+
+    private void bind(final Call call)
+    {
+        call.bound = true;
+        call.deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(group.context.timeoutMs());
+        if (call.count == 0)
+        {
+            return;
+        }
+        final Plan plan = plan(call);
+        final Program program = group.program(plan.algorithm(), call.collective, plan.channels(),
+            call.collective.isRooted() ? call.root : -1);
+        final RankExecution execution = executions.computeIfAbsent(program,
+            p -> new RankExecution(p, rank, group.transport));
+        final boolean reducing = call.collective.isReducing();
+        HostReducer reducer = null;
+        boolean premul = false;
+        if (reducing)
+        {
+            final ReduceOp.Kind kind = call.op.kind();
+            if (kind == ReduceOp.Kind.AVG)
+            {
+                premul = call.type.isFloatingPoint();
+                reducer = premul ? HostReducer.of(call.type, ReduceOp.Kind.PREMULSUM, 1.0 / size()) :
+                    HostReducer.of(call.type, ReduceOp.Kind.SUM, 0);
+            }
+            else
+            {
+                premul = kind == ReduceOp.Kind.PREMULSUM;
+                reducer = HostReducer.of(call.type, kind, call.op.scalar());
+            }
+        }
+        final long inputElements = call.collective == Collective.REDUCE_SCATTER ? call.count * size() : call.count;
+        final long outputElements = call.collective == Collective.ALL_GATHER ? call.count * size() : call.count;
+        final long scratch = program.layout(io.jccl.schedules.BufferKind.SCRATCH) == null ? 0 :
+            scratch(inputElements * call.type.byteSize());
+        execution.bind(call, reducer, premul, address(call.send), address(call.recv), scratch, inputElements,
+            outputElements, plan.chunkBytes(), plan.stableHash());
+        call.execution = execution;
+        if (group.context.debugInfo() && loggedShapes.add(call.shape))
+        {
+            LOG.info("jccl INFO rank {} {} count {} {} -> plan {} ({} program, threads n/a on host)", rank,
+                io.jccl.core.Names.of(call.collective), call.count, call.type.ncclTestsName(), plan.id(),
+                program.name());
+        }
+    }
+
+    private Plan plan(final Call call)
+    {
+        final long bytes = call.count * call.type.byteSize() *
+            (call.collective == Collective.ALL_GATHER || call.collective == Collective.REDUCE_SCATTER ? size() : 1);
+        final Plan chosen = group.tuner.choose(new PlanRequest(call.collective, call.type, bytes, size()));
+        final int chunkBytes = Math.min(chosen.chunkBytes(), InProcessTransport.slotLength(chosen.protocol()));
+        return new Plan(Generators.effective(chosen.algorithm(), call.collective), chosen.protocol(),
+            chosen.transport(), chosen.channels(), chosen.threads(), chunkBytes);
+    }
+
+    private long scratch(final long length)
+    {
+        if (length > scratchLength)
+        {
+            HostDevice.INSTANCE.free(scratchAddress);
+            scratchAddress = HostDevice.INSTANCE.allocate(length);
+            scratchLength = length;
+        }
+        return scratchAddress;
+    }
+
+    static long address(final Buffer buffer)
+    {
+        if (buffer == null)
+        {
+            return 0;
+        }
+        final HostBuffer host = (HostBuffer)buffer;
+        return BufferUtil.address(host.byteBuffer()) + host.offset();
+    }
+
+    @Override
+    public void abort()
+    {
+        group.fail(new JcclAbortedException("communicator aborted by rank " + rank));
+        ProgressEngine.INSTANCE.progress();
+    }
+
+    @Override
+    public JcclException asyncError()
+    {
+        return brokenBy();
+    }
+
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        Call last;
+        while ((last = lastQueued()) != null)
+        {
+            try
+            {
+                last.join();
+            }
+            catch (final JcclException ignored)
+            {
+                // the error was reported to the call's owner; closing goes on
+            }
+        }
+        group.closed(this);
+        while (!claim.compareAndSet(false, true))
+        {
+            Thread.yield();
+        }
+        HostDevice.INSTANCE.free(scratchAddress);
+        scratchAddress = 0;
+        scratchLength = 0;
+    }
+
+    private Call lastQueued()
+    {
+        Call last = null;
+        for (final Call c : queue)
+        {
+            last = c;
+        }
+        return last;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Communicator{rank=" + rank + ", size=" + size() + '}';
+    }
+}

@@ -1,0 +1,145 @@
+package io.jccl.core;
+
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The one progress engine of the process (DESIGN.md, "Execution model"). Any thread that waits on jccl calls
+ * {@link #progress()}, which advances every runnable call of every local rank, not only its own; a rank is
+ * advanced by one thread at a time (a try-claim, never a lock wait). A daemon agent drives calls nobody waits on.
+ */
+final class ProgressEngine
+{
+    static final ProgressEngine INSTANCE = new ProgressEngine();
+
+    /** How often the agent looks for calls nobody waits on. */
+    private static final long AGENT_POLL_NS = 1_000_000;
+
+    /** Spinning threads never outnumber cores: the agent helps only while waiters leave a core free. */
+    private static final int CORES = Runtime.getRuntime().availableProcessors();
+
+    private final CopyOnWriteArrayList<LocalCommunicator> communicators = new CopyOnWriteArrayList<>();
+    private final AtomicInteger waiters = new AtomicInteger();
+    private final AtomicInteger pending = new AtomicInteger();
+    private volatile LocalCommunicator[] snapshot = new LocalCommunicator[0];
+    private volatile Thread agent;
+
+    private ProgressEngine()
+    {
+    }
+
+    void register(final LocalCommunicator communicator)
+    {
+        communicators.add(communicator);
+        snapshot = communicators.toArray(new LocalCommunicator[0]);
+        startAgent();
+    }
+
+    void unregister(final LocalCommunicator communicator)
+    {
+        communicators.remove(communicator);
+        snapshot = communicators.toArray(new LocalCommunicator[0]);
+    }
+
+    void callSubmitted()
+    {
+        pending.incrementAndGet();
+    }
+
+    void callCompleted()
+    {
+        pending.decrementAndGet();
+    }
+
+    /**
+     * Advances every runnable call of every local rank once as far as it can go.
+     *
+     * @return the amount of work done, 0 if nothing could move.
+     */
+    int progress()
+    {
+        int work = 0;
+        for (final LocalCommunicator communicator : snapshot)
+        {
+            work += communicator.advance();
+        }
+        return work;
+    }
+
+    /**
+     * Drives progress until the call completes or {@code untilNs} (a {@code System.nanoTime()} value) passes.
+     *
+     * @return true if the call completed.
+     */
+    boolean drive(final Call call, final long untilNs)
+    {
+        waiters.incrementAndGet();
+        try
+        {
+            final IdleWait idle = new IdleWait();
+            while (!call.isComplete())
+            {
+                if (progress() > 0)
+                {
+                    idle.reset();
+                }
+                else
+                {
+                    if (System.nanoTime() - untilNs > 0)
+                    {
+                        return call.isComplete();
+                    }
+                    idle.idle();
+                }
+            }
+            return true;
+        }
+        finally
+        {
+            waiters.decrementAndGet();
+        }
+    }
+
+    private void startAgent()
+    {
+        if (agent == null)
+        {
+            synchronized (this)
+            {
+                if (agent == null)
+                {
+                    final Thread thread = new Thread(this::runAgent, "jccl-progress");
+                    thread.setDaemon(true);
+                    thread.start();
+                    agent = thread;
+                }
+            }
+        }
+    }
+
+    /** Serves calls nobody waits on; stays out of the way while a waiter drives. */
+    private void runAgent()
+    {
+        final IdleWait idle = new IdleWait();
+        while (true)
+        {
+            if (pending.get() > 0 && waiters.get() < CORES)
+            {
+                if (progress() > 0)
+                {
+                    idle.reset();
+                }
+                else
+                {
+                    idle.idle();
+                }
+            }
+            else
+            {
+                idle.reset();
+                LockSupport.parkNanos(AGENT_POLL_NS);
+            }
+        }
+    }
+}

@@ -1,0 +1,385 @@
+package io.jccl.core;
+
+import io.jccl.JcclException;
+import io.jccl.JcclRemoteException;
+import io.jccl.JcclTimeoutException;
+import io.jccl.kernels.HostReducer;
+import io.jccl.schedules.BufferKind;
+import io.jccl.schedules.ChunkLayout;
+import io.jccl.schedules.Opcode;
+import io.jccl.schedules.Program;
+import io.jccl.schedules.StepDescriptor;
+import io.jccl.schedules.Worker;
+import io.jccl.transport.InProcessTransport;
+import io.jccl.transport.RecvConnector;
+import io.jccl.transport.SendConnector;
+
+import java.util.List;
+
+/**
+ * The executor of one rank's part of a {@link Program} (DESIGN.md, "Execution model: steps never block"). Every
+ * worker is a state machine over (pipeline iteration, step); {@link #doWork()} moves each worker as far as its
+ * dependencies, its receive peer's slots and its send peer's free slots allow, and returns how much it did.
+ * Made once per (communicator, program) and rebound for every call; the hot path allocates nothing.
+ * <p>
+ * Pipelining: every chunk of every buffer is cut into pieces of {@code pieceCount} elements; iteration {@code p}
+ * runs every step of a worker on piece {@code p} of the chunks the step names.
+ */
+final class RankExecution
+{
+    private static final int BUFFERS = 3;
+
+    private final Program program;
+    private final int rank;
+    private final WorkerState[] workers;
+    private final long[][] chunkStart = new long[BUFFERS][];
+    private final long[][] chunkLength = new long[BUFFERS][];
+    private final long[] baseAddress = new long[BUFFERS];
+    private final long[] elements = new long[BUFFERS];
+    private final int maxChunkCount;
+    private final int slotLength;
+
+    private Call call;
+    private HostReducer reducer;
+    private boolean premulInput;
+    private int elementSize;
+    private long pieceCount;
+    private long iterations;
+    private long planHash;
+    private int workersDone;
+    private long slotsSent;
+    private long bytesStaged;
+
+    RankExecution(final Program program, final int rank, final InProcessTransport transport)
+    {
+        this.program = program;
+        this.rank = rank;
+        this.maxChunkCount = program.maxChunkCount();
+        this.slotLength = InProcessTransport.slotLength(io.jccl.Protocol.SIMPLE);
+        final List<Worker> rankWorkers = program.workers(rank);
+        this.workers = new WorkerState[rankWorkers.size()];
+        for (int w = 0; w < workers.length; w++)
+        {
+            final Worker worker = rankWorkers.get(w);
+            workers[w] = new WorkerState(w, worker,
+                worker.sendPeer() == Worker.NO_PEER ? null :
+                    transport.sender(rank, worker.sendPeer(), worker.channel()),
+                worker.recvPeer() == Worker.NO_PEER ? null :
+                    transport.receiver(worker.recvPeer(), rank, worker.channel()));
+        }
+        for (final BufferKind kind : BufferKind.values())
+        {
+            final ChunkLayout layout = program.layout(kind);
+            final int chunks = layout == null ? 0 : layout.chunks();
+            chunkStart[kind.ordinal()] = new long[chunks];
+            chunkLength[kind.ordinal()] = new long[chunks];
+        }
+    }
+
+    /**
+     * Binds a call: its buffers, element counts and pipelining grain. Per call, not per chunk.
+     *
+     * @param call           the call.
+     * @param reducer        the arithmetic, or null for collectives that only move data.
+     * @param premulInput    true when reads of the input buffer are premultiplied (PreMulSum, AVG on floats).
+     * @param inputAddress   address of the input, 0 if none.
+     * @param outputAddress  address of the output, 0 if none.
+     * @param scratchAddress address of scratch memory as large as the input, 0 if none.
+     * @param inputElements  elements of the input buffer.
+     * @param outputElements elements of the output buffer.
+     * @param chunkBytes     the plan's pipelining grain.
+     * @param planHash       the plan's hash, carried in slot headers.
+     */
+    void bind(final Call call, final HostReducer reducer, final boolean premulInput, final long inputAddress,
+        final long outputAddress, final long scratchAddress, final long inputElements, final long outputElements,
+        final int chunkBytes, final long planHash)
+    {
+        this.call = call;
+        this.reducer = reducer;
+        this.premulInput = premulInput;
+        this.elementSize = call.type.byteSize();
+        this.planHash = planHash;
+        baseAddress[BufferKind.INPUT.ordinal()] = inputAddress;
+        baseAddress[BufferKind.OUTPUT.ordinal()] = outputAddress;
+        baseAddress[BufferKind.SCRATCH.ordinal()] = scratchAddress;
+        elements[BufferKind.INPUT.ordinal()] = inputElements;
+        elements[BufferKind.OUTPUT.ordinal()] = outputElements;
+        elements[BufferKind.SCRATCH.ordinal()] = inputElements;
+        long longestChunk = 0;
+        for (final BufferKind kind : BufferKind.values())
+        {
+            final ChunkLayout layout = program.layout(kind);
+            final int b = kind.ordinal();
+            for (int c = 0; c < chunkStart[b].length; c++)
+            {
+                chunkStart[b][c] = layout.start(elements[b], c);
+                chunkLength[b][c] = layout.length(elements[b], c);
+                longestChunk = Math.max(longestChunk, chunkLength[b][c]);
+            }
+        }
+        final int pieceBytes = Math.min(chunkBytes, slotLength / maxChunkCount);
+        pieceCount = Math.max(1, pieceBytes / elementSize);
+        iterations = Math.max(1, (longestChunk + pieceCount - 1) / pieceCount);
+        workersDone = 0;
+        slotsSent = 0;
+        bytesStaged = 0;
+        for (final WorkerState w : workers)
+        {
+            w.reset();
+        }
+    }
+
+    /** @return true when every worker ran every step of every iteration. */
+    boolean isComplete()
+    {
+        return workersDone == workers.length;
+    }
+
+    long slotsSent()
+    {
+        return slotsSent;
+    }
+
+    long bytesStaged()
+    {
+        return bytesStaged;
+    }
+
+    /**
+     * Moves every worker as far as it can.
+     *
+     * @return steps executed; 0 if every unfinished worker waits on a peer or a dependency.
+     * @throws JcclException if a slot from another call or plan arrives.
+     */
+    int doWork()
+    {
+        int work = 0;
+        for (final WorkerState w : workers)
+        {
+            if (w.iteration < iterations)
+            {
+                work += w.doWork();
+            }
+        }
+        return work;
+    }
+
+    /** @return a timeout naming the collective, this rank, the first stuck worker's peer and step. */
+    JcclTimeoutException timeout(final long timeoutMs)
+    {
+        for (final WorkerState w : workers)
+        {
+            if (w.iteration < iterations)
+            {
+                final Opcode op = w.worker.opcode(w.step);
+                final String waitsOn;
+                if (op.receives() && !w.recv.hasData())
+                {
+                    waitsOn = "to receive from rank " + w.recv.peer();
+                }
+                else if (op.sends() && !w.send.hasSpace())
+                {
+                    waitsOn = "for a free slot at rank " + w.send.peer();
+                }
+                else
+                {
+                    waitsOn = "for step " + w.worker.field(w.step, StepDescriptor.DEP_STEP) + " of worker " +
+                        w.worker.field(w.step, StepDescriptor.DEP_WORKER);
+                }
+                return new JcclTimeoutException(call.describe() + " timed out after " + timeoutMs +
+                    " ms on rank " + rank + ": worker " + w.index + " (channel " + w.worker.channel() +
+                    ") waits at step " + w.step + " (" + op.mscclName() + ") of piece " + w.iteration + "/" +
+                    iterations + " " + waitsOn + " (" + program.name() + " program)");
+            }
+        }
+        return new JcclTimeoutException(call.describe() + " timed out after " + timeoutMs + " ms on rank " + rank);
+    }
+
+    private final class WorkerState
+    {
+        final int index;
+        final Worker worker;
+        final SendConnector send;
+        final RecvConnector recv;
+        final int stepCount;
+        long iteration;
+        int step;
+
+        WorkerState(final int index, final Worker worker, final SendConnector send, final RecvConnector recv)
+        {
+            this.index = index;
+            this.worker = worker;
+            this.send = send;
+            this.recv = recv;
+            this.stepCount = worker.stepCount();
+        }
+
+        void reset()
+        {
+            iteration = 0;
+            step = 0;
+            if (stepCount == 0)
+            {
+                iteration = iterations;
+                workersDone++;
+            }
+        }
+
+        boolean completed(final long atIteration, final int atStep)
+        {
+            return iteration > atIteration || (iteration == atIteration && step > atStep);
+        }
+
+        int doWork()
+        {
+            int work = 0;
+            while (iteration < iterations)
+            {
+                final int depWorker = worker.field(step, StepDescriptor.DEP_WORKER);
+                if (depWorker != StepDescriptor.NO_DEPENDENCY &&
+                    !workers[depWorker].completed(iteration, worker.field(step, StepDescriptor.DEP_STEP)))
+                {
+                    break;
+                }
+                final Opcode op = worker.opcode(step);
+                if (op.receives() && !recv.hasData())
+                {
+                    break;
+                }
+                if (op.sends() && !send.hasSpace())
+                {
+                    break;
+                }
+                execute(op);
+                work++;
+                if (++step == stepCount)
+                {
+                    step = 0;
+                    if (++iteration == iterations)
+                    {
+                        workersDone++;
+                    }
+                }
+            }
+            return work;
+        }
+
+        private void execute(final Opcode op)
+        {
+            final int srcBuffer = worker.field(step, StepDescriptor.SRC_BUFFER);
+            final int dstBuffer = worker.field(step, StepDescriptor.DST_BUFFER);
+            final int srcChunk = worker.field(step, StepDescriptor.SRC_CHUNK);
+            final int dstChunk = worker.field(step, StepDescriptor.DST_CHUNK);
+            final int chunkCount = worker.field(step, StepDescriptor.CHUNK_COUNT);
+            final boolean premulSrc = premulInput && srcBuffer == BufferKind.INPUT.ordinal();
+            final long inSlot = op.receives() ? checkedSlot(op) : 0;
+            final long outSlot = op.sends() ? send.slotAddress() : 0;
+            long slotOffset = 0;
+            for (int j = 0; j < chunkCount; j++)
+            {
+                final long n;
+                final long src;
+                final long dst;
+                if (op.readsSource())
+                {
+                    n = pieceOf(srcBuffer, srcChunk + j);
+                    src = address(srcBuffer, srcChunk + j);
+                }
+                else
+                {
+                    n = pieceOf(dstBuffer, dstChunk + j);
+                    src = 0;
+                }
+                dst = op.writesDestination() ? address(dstBuffer, dstChunk + j) : 0;
+                final long bytes = n * elementSize;
+                final long in = inSlot + slotOffset;
+                final long out = outSlot + slotOffset;
+                switch (op)
+                {
+                    case SEND -> copy(src, premulSrc, out, n);
+                    case RECV -> copy(in, false, dst, n);
+                    case RECV_COPY_SEND ->
+                    {
+                        copy(in, false, dst, n);
+                        copy(in, false, out, n);
+                    }
+                    case RECV_REDUCE_SEND -> reducer.reduce(in, false, src, premulSrc, out, n);
+                    case RECV_REDUCE_COPY -> reducer.reduce(in, false, src, premulSrc, dst, n);
+                    case RECV_REDUCE_COPY_SEND ->
+                    {
+                        reducer.reduce(in, false, src, premulSrc, dst, n);
+                        copy(dst, false, out, n);
+                    }
+                    case COPY -> copy(src, premulSrc, dst, n);
+                    case REDUCE -> reducer.reduce(dst, false, src, premulSrc, dst, n);
+                    case NOP ->
+                    {
+                    }
+                }
+                slotOffset += bytes;
+            }
+            if (op.receives())
+            {
+                if (recv.dataLength() != slotOffset)
+                {
+                    throw mismatch("a slot of " + recv.dataLength() + " bytes where this rank expects " +
+                        slotOffset);
+                }
+                recv.release();
+            }
+            if (op.sends())
+            {
+                send.publish((int)slotOffset, call.seq, call.shape, planHash);
+                slotsSent++;
+                bytesStaged += slotOffset;
+            }
+        }
+
+        private long checkedSlot(final Opcode op)
+        {
+            if (recv.seq() != call.seq || recv.shape() != call.shape || recv.plan() != planHash)
+            {
+                throw mismatch("a slot of call #" + recv.seq() + (recv.shape() != call.shape ?
+                    " with another collective, type, op, count or root" : "") +
+                    (recv.plan() != planHash ? " under another plan" : ""));
+            }
+            return recv.slotAddress();
+        }
+
+        private JcclRemoteException mismatch(final String what)
+        {
+            return new JcclRemoteException(call.describe() + " on rank " + rank + ": worker " + index +
+                " at step " + step + " (" + worker.opcode(step).mscclName() + ") received from rank " +
+                recv.peer() + " on channel " + worker.channel() + " " + what +
+                ": the ranks do not run the same sequence of calls");
+        }
+
+        /** @return elements of piece {@code iteration} of a chunk (0 when the chunk is shorter). */
+        private long pieceOf(final int buffer, final int chunk)
+        {
+            final long remaining = chunkLength[buffer][chunk] - iteration * pieceCount;
+            return remaining <= 0 ? 0 : Math.min(remaining, pieceCount);
+        }
+
+        private long address(final int buffer, final int chunk)
+        {
+            return baseAddress[buffer] + (chunkStart[buffer][chunk] + iteration * pieceCount) * elementSize;
+        }
+
+        private void copy(final long src, final boolean premul, final long dst, final long n)
+        {
+            if (n == 0)
+            {
+                return;
+            }
+            if (premul)
+            {
+                reducer.copy(src, true, dst, n);
+            }
+            else if (src != dst)
+            {
+                org.agrona.UnsafeApi.copyMemory(src, dst, n * elementSize);
+            }
+        }
+    }
+}
