@@ -15,6 +15,7 @@ import io.jccl.Work;
 import io.jccl.autotune.PlanRequest;
 import io.jccl.kernels.HostDevice;
 import io.jccl.kernels.HostReducer;
+import io.jccl.schedules.BufferKind;
 import io.jccl.schedules.Generators;
 import io.jccl.schedules.Program;
 import io.jccl.transport.InProcessTransport;
@@ -23,9 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -43,7 +42,8 @@ final class LocalCommunicator implements Communicator
     private final ConcurrentLinkedQueue<Call> queue = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean claim = new AtomicBoolean();
     private final Map<Program, RankExecution> executions = new HashMap<>();
-    private final Set<Long> loggedShapes = new HashSet<>();
+    private final Map<Long, BoundShape> boundShapes = new HashMap<>();
+    private BoundShape lastBound;
     private long nextSeq;
     private volatile boolean closed;
     private volatile JcclException asyncError;
@@ -248,15 +248,35 @@ final class LocalCommunicator implements Communicator
         {
             return;
         }
+        BoundShape bound = lastBound;
+        if (bound == null || !bound.matches(call))
+        {
+            bound = boundShapes.get(call.shape);
+            if (bound == null || !bound.matches(call))
+            {
+                bound = bindShape(call);
+                boundShapes.put(call.shape, bound);
+            }
+            lastBound = bound;
+        }
+        final long scratch = bound.program.layout(BufferKind.SCRATCH) == null ? 0 :
+            scratch(bound.inputElements * call.type.byteSize());
+        bound.execution.bind(call, bound.reducer, bound.premul, address(call.send), address(call.recv), scratch,
+            bound.inputElements, bound.outputElements, bound.plan.chunkBytes(), bound.planHash);
+        call.execution = bound.execution;
+    }
+
+    /** Decides everything about a call shape that does not depend on its buffers: once per shape. */
+    private BoundShape bindShape(final Call call)
+    {
         final Plan plan = plan(call);
         final Program program = group.program(plan.algorithm(), call.collective, plan.channels(),
             call.collective.isRooted() ? call.root : -1);
         final RankExecution execution = executions.computeIfAbsent(program,
             p -> new RankExecution(p, rank, group.transport));
-        final boolean reducing = call.collective.isReducing();
         HostReducer reducer = null;
         boolean premul = false;
-        if (reducing)
+        if (call.collective.isReducing())
         {
             final ReduceOp.Kind kind = call.op.kind();
             if (kind == ReduceOp.Kind.AVG)
@@ -273,17 +293,12 @@ final class LocalCommunicator implements Communicator
         }
         final long inputElements = call.collective == Collective.REDUCE_SCATTER ? call.count * size() : call.count;
         final long outputElements = call.collective == Collective.ALL_GATHER ? call.count * size() : call.count;
-        final long scratch = program.layout(io.jccl.schedules.BufferKind.SCRATCH) == null ? 0 :
-            scratch(inputElements * call.type.byteSize());
-        execution.bind(call, reducer, premul, address(call.send), address(call.recv), scratch, inputElements,
-            outputElements, plan.chunkBytes(), plan.stableHash());
-        call.execution = execution;
-        if (group.context.debugInfo() && loggedShapes.add(call.shape))
+        if (group.context.debugInfo())
         {
             LOG.info("jccl INFO rank {} {} count {} {} -> plan {} ({} program, threads n/a on host)", rank,
-                io.jccl.core.Names.of(call.collective), call.count, call.type.ncclTestsName(), plan.id(),
-                program.name());
+                Names.of(call.collective), call.count, call.type.ncclTestsName(), plan.id(), program.name());
         }
+        return new BoundShape(call, plan, program, execution, reducer, premul, inputElements, outputElements);
     }
 
     private Plan plan(final Call call)

@@ -18,6 +18,7 @@ final class ProgressEngine
 
     /** Spinning threads never outnumber cores: the agent helps only while waiters leave a core free. */
     private static final int CORES = Runtime.getRuntime().availableProcessors();
+    private static final int HELP_LIMIT = Integer.getInteger("jccl.agent.help", CORES);
 
     private final CopyOnWriteArrayList<LocalCommunicator> communicators = new CopyOnWriteArrayList<>();
     private final AtomicInteger waiters = new AtomicInteger();
@@ -124,7 +125,7 @@ final class ProgressEngine
         final IdleWait idle = new IdleWait();
         while (true)
         {
-            if (pending.get() > 0 && waiters.get() < CORES)
+            if (pending.get() > 0 && waiters.get() < HELP_LIMIT)
             {
                 if (progress() > 0)
                 {

@@ -43,6 +43,7 @@ final class RankExecution
     private HostReducer reducer;
     private boolean premulInput;
     private int elementSize;
+    private int chunkBytes;
     private long pieceCount;
     private long iterations;
     private long planHash;
@@ -97,11 +98,32 @@ final class RankExecution
         this.call = call;
         this.reducer = reducer;
         this.premulInput = premulInput;
-        this.elementSize = call.type.byteSize();
         this.planHash = planHash;
         baseAddress[BufferKind.INPUT.ordinal()] = inputAddress;
         baseAddress[BufferKind.OUTPUT.ordinal()] = outputAddress;
         baseAddress[BufferKind.SCRATCH.ordinal()] = scratchAddress;
+        final int size = call.type.byteSize();
+        if (inputElements != elements[BufferKind.INPUT.ordinal()] ||
+            outputElements != elements[BufferKind.OUTPUT.ordinal()] || size != elementSize ||
+            chunkBytes != this.chunkBytes)
+        {
+            layout(inputElements, outputElements, size, chunkBytes);
+        }
+        workersDone = 0;
+        slotsSent = 0;
+        bytesStaged = 0;
+        for (final WorkerState w : workers)
+        {
+            w.reset();
+        }
+    }
+
+    /** Cuts the buffers into chunks and the chunks into pieces; only when the counts or the grain change. */
+    private void layout(final long inputElements, final long outputElements, final int elementSize,
+        final int chunkBytes)
+    {
+        this.elementSize = elementSize;
+        this.chunkBytes = chunkBytes;
         elements[BufferKind.INPUT.ordinal()] = inputElements;
         elements[BufferKind.OUTPUT.ordinal()] = outputElements;
         elements[BufferKind.SCRATCH.ordinal()] = inputElements;
@@ -120,13 +142,6 @@ final class RankExecution
         final int pieceBytes = Math.min(chunkBytes, slotLength / maxChunkCount);
         pieceCount = Math.max(1, pieceBytes / elementSize);
         iterations = Math.max(1, (longestChunk + pieceCount - 1) / pieceCount);
-        workersDone = 0;
-        slotsSent = 0;
-        bytesStaged = 0;
-        for (final WorkerState w : workers)
-        {
-            w.reset();
-        }
     }
 
     /** @return true when every worker ran every step of every iteration. */

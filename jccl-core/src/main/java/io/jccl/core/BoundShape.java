@@ -1,0 +1,57 @@
+package io.jccl.core;
+
+import io.jccl.Collective;
+import io.jccl.DataType;
+import io.jccl.Plan;
+import io.jccl.ReduceOp;
+import io.jccl.kernels.HostReducer;
+import io.jccl.schedules.Program;
+
+import java.util.Objects;
+
+/**
+ * What a rank decided for one call shape (collective, type, op, count, root): the plan, the Program, the executor
+ * and the arithmetic. Cached per communicator so that a repeated call binds without allocating or deciding again;
+ * the plan is the tuner's answer for the shape, fixed while the tuner's answer is.
+ */
+final class BoundShape
+{
+    final Collective collective;
+    final DataType type;
+    final ReduceOp op;
+    final long count;
+    final int root;
+    final Plan plan;
+    final long planHash;
+    final Program program;
+    final RankExecution execution;
+    final HostReducer reducer;
+    final boolean premul;
+    final long inputElements;
+    final long outputElements;
+
+    BoundShape(final Call call, final Plan plan, final Program program, final RankExecution execution,
+        final HostReducer reducer, final boolean premul, final long inputElements, final long outputElements)
+    {
+        this.collective = call.collective;
+        this.type = call.type;
+        this.op = call.op;
+        this.count = call.count;
+        this.root = call.root;
+        this.plan = plan;
+        this.planHash = plan.stableHash();
+        this.program = program;
+        this.execution = execution;
+        this.reducer = reducer;
+        this.premul = premul;
+        this.inputElements = inputElements;
+        this.outputElements = outputElements;
+    }
+
+    /** @return true when the call has exactly this shape (the shape hash alone could collide). */
+    boolean matches(final Call call)
+    {
+        return call.collective == collective && call.type == type && call.count == count && call.root == root &&
+            Objects.equals(call.op, op);
+    }
+}
