@@ -1,0 +1,487 @@
+package io.jccl.bench;
+
+import io.jccl.Algorithm;
+import io.jccl.DataType;
+import io.jccl.JcclInvalidArgumentException;
+import io.jccl.ReduceOp;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The flags of the tools: nccl-tests' own letters, long names and defaults ({@code src/common.cu}), then jccl's
+ * ({@code --timeout-ms}, {@code --algo}, {@code --channels}, {@code --chunk-bytes}). Sizes take K, M and G suffixes;
+ * integers take C notation ({@code 0x10}).
+ * <p>
+ * nccl-tests flags that have no meaning on jccl's host backend are accepted so that scripts run unchanged:
+ * {@code -p} (jccl creates all ranks at once), {@code -G} (no CUDA graphs), {@code -R} (bench buffers are jccl's
+ * own allocations already); the runner says so on stderr.
+ */
+@Command(
+    name = "jccl-bench",
+    sortOptions = false,
+    usageHelpWidth = 120,
+    description = "nccl-tests compatible benchmark of jccl collectives. All ranks (nthreads x ngpus) run in this " +
+        "process; sizes take K, M, G suffixes.")
+public final class BenchOptions
+{
+    /** nccl-tests' type order for {@code -d all} (ncclDataType_t order). */
+    private static final List<DataType> ALL_TYPES = List.of(DataType.values());
+    /** nccl-tests' operator names for {@code -o all}, in its order. */
+    private static final List<String> ALL_OPS = List.of("sum", "prod", "max", "min", "avg", "mulsum");
+
+    @Option(names = {"-t", "--nthreads"}, converter = IntConverter.class, paramLabel = "<num threads>",
+        description = "threads, each driving ngpus ranks (default: ${DEFAULT-VALUE})", defaultValue = "1")
+    private int nThreads;
+
+    @Option(names = {"-g", "--ngpus"}, converter = IntConverter.class, paramLabel = "<gpus per thread>",
+        description = "ranks per thread, driven through group calls (default: ${DEFAULT-VALUE})", defaultValue = "1")
+    private int nGpus;
+
+    @Option(names = {"-b", "--minbytes"}, converter = SizeConverter.class, paramLabel = "<min size in bytes>",
+        description = "smallest message (default: 32M)", defaultValue = "32M")
+    private long minBytes;
+
+    @Option(names = {"-e", "--maxbytes"}, converter = SizeConverter.class, paramLabel = "<max size in bytes>",
+        description = "largest message (default: 32M)", defaultValue = "32M")
+    private long maxBytes;
+
+    @Option(names = {"-i", "--stepbytes"}, converter = SizeConverter.class, paramLabel = "<increment size>",
+        description = "size increment when stepfactor is 1 (default: 1M)", defaultValue = "1M")
+    private long stepBytes;
+
+    @Option(names = {"-f", "--stepfactor"}, converter = LongConverter.class, paramLabel = "<increment factor>",
+        description = "size multiplier, used when above 1 (default: ${DEFAULT-VALUE})", defaultValue = "1")
+    private long stepFactor;
+
+    @Option(names = {"-n", "--iters"}, converter = IntConverter.class, paramLabel = "<iteration count>",
+        description = "timed iterations per size (default: ${DEFAULT-VALUE})", defaultValue = "20")
+    private int iters;
+
+    @Option(names = {"-m", "--agg_iters"}, converter = IntConverter.class,
+        paramLabel = "<aggregated iteration count>",
+        description = "calls aggregated in one group per iteration (default: ${DEFAULT-VALUE})", defaultValue = "1")
+    private int aggIters;
+
+    @Option(names = {"-w", "--warmup_iters"}, converter = IntConverter.class, paramLabel = "<warmup iteration count>",
+        description = "untimed iterations at the largest and smallest size (default: ${DEFAULT-VALUE})",
+        defaultValue = "5")
+    private int warmupIters;
+
+    @Option(names = {"-N", "--run_cycles"}, converter = IntConverter.class, paramLabel = "<cycle count>",
+        description = "run and print each cycle (default: ${DEFAULT-VALUE}; 0=infinite)", defaultValue = "1")
+    private int runCycles;
+
+    @Option(names = {"-p", "--parallel_init"}, converter = IntConverter.class, paramLabel = "<0/1>",
+        description = "accepted for compatibility; jccl creates all ranks at once", defaultValue = "0")
+    private int parallelInit;
+
+    @Option(names = {"-c", "--check"}, converter = IntConverter.class, paramLabel = "<check iteration count>",
+        description = "checked runs per size, 0 to skip checking (default: ${DEFAULT-VALUE})", defaultValue = "1")
+    private int check;
+
+    @Option(names = {"-o", "--op"}, paramLabel = "<sum/prod/min/max/avg/mulsum/all>",
+        description = "reduction operator (default: ${DEFAULT-VALUE})", defaultValue = "sum")
+    private String op;
+
+    @Option(names = {"-d", "--datatype"}, paramLabel = "<nccltype/all>",
+        description = "element type: int8 uint8 int32 uint32 int64 uint64 half float double bfloat16 f8e4m3 " +
+            "f8e5m2, or all (default: ${DEFAULT-VALUE})", defaultValue = "float")
+    private String datatype;
+
+    @Option(names = {"-r", "--root"}, converter = IntConverter.class, paramLabel = "<root>",
+        description = "root of broadcast and reduce, -1 for every rank in turn (default: ${DEFAULT-VALUE})",
+        defaultValue = "0")
+    private int root;
+
+    @Option(names = {"-z", "--blocking"}, converter = IntConverter.class, paramLabel = "<0/1>",
+        description = "wait for each call and meet at a barrier after it (default: ${DEFAULT-VALUE})",
+        defaultValue = "0")
+    private int blocking;
+
+    @Option(names = {"-y", "--stream_null"}, converter = IntConverter.class, paramLabel = "<0/1>",
+        description = "use the default stream instead of one stream per rank (default: ${DEFAULT-VALUE})",
+        defaultValue = "0")
+    private int streamNull;
+
+    @Option(names = {"-T", "--timeout"}, converter = IntConverter.class, paramLabel = "<time in seconds>",
+        description = "deadline of every wait, in seconds, when --timeout-ms is not given (default: ${DEFAULT-VALUE}" +
+            " = jccl's default)", defaultValue = "0")
+    private int timeoutSeconds;
+
+    @Option(names = {"-G", "--cudagraph"}, converter = IntConverter.class, paramLabel = "<num graph launches>",
+        description = "accepted for compatibility; jccl-bench does not use CUDA graphs", defaultValue = "0")
+    private int cudaGraph;
+
+    @Option(names = {"-C", "--report_cputime"}, converter = IntConverter.class, paramLabel = "<0/1>",
+        description = "report the time to submit the calls instead of the time to complete them " +
+            "(default: ${DEFAULT-VALUE})", defaultValue = "0")
+    private int reportCputime;
+
+    @Option(names = {"-a", "--average"}, converter = IntConverter.class, paramLabel = "<0/1/2/3>",
+        description = "report average iteration time <0=RANK0/1=AVG/2=MIN/3=MAX> over threads " +
+            "(default: ${DEFAULT-VALUE})", defaultValue = "1")
+    private int average;
+
+    @Option(names = {"-R", "--local_register"}, converter = IntConverter.class, paramLabel = "<1/0>",
+        description = "accepted for compatibility; bench buffers are jccl allocations", defaultValue = "0")
+    private int localRegister;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help")
+    private boolean help;
+
+    @Option(names = "--timeout-ms", converter = LongConverter.class, paramLabel = "<ms>",
+        description = "jccl: deadline of every wait in milliseconds (JCCL_TIMEOUT_MS)")
+    private Long timeoutMs;
+
+    @Option(names = "--algo", paramLabel = "<ring|tree>", description = "jccl: pin the algorithm (JCCL_ALGO)")
+    private String algo;
+
+    @Option(names = "--channels", converter = IntConverter.class, paramLabel = "<n>",
+        description = "jccl: channels per call (JCCL_MAX_NCHANNELS)")
+    private Integer channels;
+
+    @Option(names = "--chunk-bytes", converter = SizeConverter.class, paramLabel = "<bytes>",
+        description = "jccl: pipelining grain, K/M suffixes allowed (JCCL_CHUNK_SIZE)")
+    private Long chunkBytes;
+
+    /**
+     * Checks ranges and names, naming the flag of a bad value.
+     *
+     * @throws IllegalArgumentException on a bad value.
+     */
+    public void validate()
+    {
+        positive(nThreads, "-t/--nthreads");
+        positive(nGpus, "-g/--ngpus");
+        positive(iters, "-n/--iters");
+        positive(aggIters, "-m/--agg_iters");
+        nonNegative(warmupIters, "-w/--warmup_iters");
+        nonNegative(runCycles, "-N/--run_cycles");
+        nonNegative(check, "-c/--check");
+        nonNegative(timeoutSeconds, "-T/--timeout");
+        if (minBytes > maxBytes)
+        {
+            throw new IllegalArgumentException("invalid sizes for 'minbytes' and 'maxbytes': " + minBytes + " > " +
+                maxBytes);
+        }
+        Sizes.sequence(minBytes, maxBytes, stepBytes, stepFactor);
+        if (average < 0 || average > 3)
+        {
+            throw new IllegalArgumentException("-a/--average " + average + " is not one of 0 (rank 0), 1 (avg), " +
+                "2 (min), 3 (max)");
+        }
+        if (root < -1 || root >= nRanks())
+        {
+            throw new IllegalArgumentException("-r/--root " + root + " is outside -1.." + (nRanks() - 1));
+        }
+        types();
+        opNames();
+        algorithm();
+        if (channels != null)
+        {
+            positive(channels, "--channels");
+        }
+        if (chunkBytes != null && (chunkBytes < 1 || chunkBytes > Integer.MAX_VALUE))
+        {
+            throw new IllegalArgumentException("--chunk-bytes " + chunkBytes + " is outside 1.." + Integer.MAX_VALUE);
+        }
+        if (timeoutMs != null && timeoutMs < 1)
+        {
+            throw new IllegalArgumentException("--timeout-ms " + timeoutMs + " must be at least 1");
+        }
+    }
+
+    /** @return total ranks, nthreads x ngpus. */
+    public int nRanks()
+    {
+        return Math.multiplyExact(nThreads, nGpus);
+    }
+
+    /** @return the types to run, in nccl-tests' order for {@code all}. */
+    public List<DataType> types()
+    {
+        if ("all".equals(datatype))
+        {
+            return ALL_TYPES;
+        }
+        try
+        {
+            return List.of(DataType.fromName(datatype));
+        }
+        catch (final JcclInvalidArgumentException ex)
+        {
+            throw new IllegalArgumentException("-d/--datatype '" + datatype + "' is not one of " +
+                ALL_TYPES.stream().map(DataType::ncclTestsName).toList() + " or all");
+        }
+    }
+
+    /** @return the operator names to run ({@code sum prod max min avg mulsum}), in nccl-tests' order for all. */
+    public List<String> opNames()
+    {
+        final String name = op.toLowerCase(Locale.ROOT);
+        if ("all".equals(name))
+        {
+            return ALL_OPS;
+        }
+        if (!ALL_OPS.contains(name))
+        {
+            throw new IllegalArgumentException("-o/--op '" + op + "' is not one of " + ALL_OPS + " or all");
+        }
+        return List.of(name);
+    }
+
+    /**
+     * @param name   an operator name from {@link #opNames()}.
+     * @param nRanks rank count.
+     * @return the operator; {@code mulsum} is PreMulSum with the scalar 1/nRanks.
+     */
+    public static ReduceOp op(final String name, final int nRanks)
+    {
+        return "mulsum".equals(name) ? ReduceOp.preMulSum(1.0 / nRanks) : ReduceOp.fromName(name);
+    }
+
+    /**
+     * @param tool the tool.
+     * @return the roots to run: -1 for a collective without root; the {@code -r} root, or every rank for -1.
+     */
+    public List<Integer> roots(final BenchTool tool)
+    {
+        if (!tool.hasRoot())
+        {
+            return List.of(BenchTool.NO_ROOT);
+        }
+        if (root != -1)
+        {
+            return List.of(root);
+        }
+        final List<Integer> roots = new ArrayList<>();
+        for (int r = 0; r < nRanks(); r++)
+        {
+            roots.add(r);
+        }
+        return roots;
+    }
+
+    /** @return the sizes to sweep. */
+    public List<Long> sizes()
+    {
+        return Sizes.sequence(minBytes, maxBytes, stepBytes, stepFactor);
+    }
+
+    /** @return {@code -t}. */
+    public int nThreads()
+    {
+        return nThreads;
+    }
+
+    /** @return {@code -g}. */
+    public int nGpus()
+    {
+        return nGpus;
+    }
+
+    /** @return {@code -b} in bytes. */
+    public long minBytes()
+    {
+        return minBytes;
+    }
+
+    /** @return {@code -e} in bytes. */
+    public long maxBytes()
+    {
+        return maxBytes;
+    }
+
+    /** @return {@code -i} in bytes. */
+    public long stepBytes()
+    {
+        return stepBytes;
+    }
+
+    /** @return {@code -f}. */
+    public long stepFactor()
+    {
+        return stepFactor;
+    }
+
+    /** @return {@code -n}. */
+    public int iters()
+    {
+        return iters;
+    }
+
+    /** @return {@code -m}. */
+    public int aggIters()
+    {
+        return aggIters;
+    }
+
+    /** @return {@code -w}. */
+    public int warmupIters()
+    {
+        return warmupIters;
+    }
+
+    /** @return {@code -N} (0 = forever). */
+    public int runCycles()
+    {
+        return runCycles;
+    }
+
+    /** @return {@code -p}. */
+    public int parallelInit()
+    {
+        return parallelInit;
+    }
+
+    /** @return {@code -c}: checked runs per size, 0 for none. */
+    public int check()
+    {
+        return check;
+    }
+
+    /** @return {@code -r}: a root, or -1 for all. */
+    public int root()
+    {
+        return root;
+    }
+
+    /** @return true for {@code -z 1}. */
+    public boolean blocking()
+    {
+        return blocking != 0;
+    }
+
+    /** @return true for {@code -y 1}. */
+    public boolean streamNull()
+    {
+        return streamNull != 0;
+    }
+
+    /** @return {@code -G}. */
+    public int cudaGraph()
+    {
+        return cudaGraph;
+    }
+
+    /** @return {@code -R}. */
+    public int localRegister()
+    {
+        return localRegister;
+    }
+
+    /** @return true for {@code -C 1}. */
+    public boolean reportCputime()
+    {
+        return reportCputime != 0;
+    }
+
+    /** @return {@code -a}: {@link ThreadSync#RANK0}, {@link ThreadSync#AVG}, {@link ThreadSync#MIN}, MAX. */
+    public int average()
+    {
+        return average;
+    }
+
+    /** @return true when {@code -h} was given. */
+    public boolean helpRequested()
+    {
+        return help;
+    }
+
+    /** @return the wait deadline in ms from {@code --timeout-ms}, else {@code -T} seconds, or null for jccl's. */
+    public Long timeoutMs()
+    {
+        if (timeoutMs != null)
+        {
+            return timeoutMs;
+        }
+        return timeoutSeconds > 0 ? timeoutSeconds * 1000L : null;
+    }
+
+    /** @return {@code --algo}, or null to let jccl choose. */
+    public Algorithm algorithm()
+    {
+        if (algo == null)
+        {
+            return null;
+        }
+        try
+        {
+            return Algorithm.fromName(algo);
+        }
+        catch (final JcclInvalidArgumentException ex)
+        {
+            throw new IllegalArgumentException("--algo '" + algo + "' is not one of " +
+                Arrays.stream(Algorithm.values()).map(Algorithm::lowerName).toList());
+        }
+    }
+
+    /** @return {@code --channels}, or null for jccl's default. */
+    public Integer channels()
+    {
+        return channels;
+    }
+
+    /** @return {@code --chunk-bytes}, or null for jccl's default. */
+    public Integer chunkBytes()
+    {
+        return chunkBytes == null ? null : Math.toIntExact(chunkBytes);
+    }
+
+    private static void positive(final long value, final String flag)
+    {
+        if (value < 1)
+        {
+            throw new IllegalArgumentException(flag + " " + value + " must be at least 1");
+        }
+    }
+
+    private static void nonNegative(final long value, final String flag)
+    {
+        if (value < 0)
+        {
+            throw new IllegalArgumentException(flag + " " + value + " must not be negative");
+        }
+    }
+
+    /** Picocli converter for sizes with K/M/G suffixes. */
+    static final class SizeConverter implements ITypeConverter<Long>
+    {
+        @Override
+        public Long convert(final String value)
+        {
+            return Sizes.parseSize(value);
+        }
+    }
+
+    /** Picocli converter for C-notation longs. */
+    static final class LongConverter implements ITypeConverter<Long>
+    {
+        @Override
+        public Long convert(final String value)
+        {
+            return Sizes.parseInteger(value);
+        }
+    }
+
+    /** Picocli converter for C-notation ints. */
+    static final class IntConverter implements ITypeConverter<Integer>
+    {
+        @Override
+        public Integer convert(final String value)
+        {
+            final long parsed = Sizes.parseInteger(value);
+            if (parsed < Integer.MIN_VALUE || parsed > Integer.MAX_VALUE)
+            {
+                throw new IllegalArgumentException("'" + value + "' is out of range");
+            }
+            return (int)parsed;
+        }
+    }
+}

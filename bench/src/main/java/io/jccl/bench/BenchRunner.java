@@ -1,0 +1,657 @@
+package io.jccl.bench;
+
+import com.sun.management.HotSpotDiagnosticMXBean;
+import io.jccl.Buffer;
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.HostBuffer;
+import io.jccl.ReduceOp;
+import io.jccl.Stream;
+import io.jccl.Work;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One run of a tool, as nccl-tests' {@code run()}, {@code TimeTest} and {@code BenchTime}: creates the ranks and
+ * their buffers, starts {@code -t} threads that each drive {@code -g} ranks, and for every type, operator, root and
+ * size measures the out-of-place and then the in-place call (warm-up, then {@code -n} timed iterations, the time
+ * per iteration combined over threads by {@code -a}), checks the results ({@code -c}), and prints nccl-tests' table
+ * on the given stream. Logs and errors go to stderr through slf4j.
+ */
+public final class BenchRunner
+{
+    /** Exit status of a run whose results were all right. */
+    public static final int EXIT_OK = 0;
+    /** Exit status of a run with wrong results, a bandwidth under {@code NCCL_TESTS_MIN_BW}, or a failure. */
+    public static final int EXIT_FAILURE = 1;
+
+    private static final Logger LOG = LoggerFactory.getLogger(BenchRunner.class);
+    private static final long WARMUP_SEED = 99;
+    private static final long DIRECT_MEMORY_RESERVE = 1L << 30;
+
+    private final BenchTool tool;
+    private final BenchOptions options;
+    private final CommunicatorFactory factory;
+    private final PrintStream out;
+    private final int nThreads;
+    private final int nGpus;
+    private final int nRanks;
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private long maxBytes;
+    private Communicator[] comms;
+    private HostBuffer[] sendAllocs;
+    private HostBuffer[] recvAllocs;
+    private Stream[] streams;
+    private ThreadSync sync;
+
+    /**
+     * @param tool    the collective.
+     * @param options validated flags.
+     * @param factory where ranks come from.
+     * @param out     where the table goes (stdout for the tools).
+     */
+    public BenchRunner(final BenchTool tool, final BenchOptions options, final CommunicatorFactory factory,
+        final PrintStream out)
+    {
+        this.tool = tool;
+        this.options = options;
+        this.factory = factory;
+        this.out = out;
+        this.nThreads = options.nThreads();
+        this.nGpus = options.nGpus();
+        this.nRanks = options.nRanks();
+        this.maxBytes = options.maxBytes();
+    }
+
+    /**
+     * Runs the tool to the end.
+     *
+     * @return {@link #EXIT_OK}, or {@link #EXIT_FAILURE} when a result was wrong, the bandwidth was under
+     *         {@code NCCL_TESTS_MIN_BW}, or the run failed.
+     */
+    public int run()
+    {
+        printPreamble();
+        warnAboutCompatibilityFlags();
+        try
+        {
+            comms = factory.create(options, nRanks);
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.error("{}: creating {} ranks failed: {}", tool.toolName(), nRanks, ex.toString(), ex);
+            return EXIT_FAILURE;
+        }
+        LOG.info("{}: {} ranks ({} threads x {} ranks) in process {}; {}", tool.toolName(), nRanks, nThreads, nGpus,
+            ProcessHandle.current().pid(), factory.describe());
+        try
+        {
+            allocate();
+            for (final String line : TableFormatter.columnHeaders(options.reportCputime() ? "cputime" : "time"))
+            {
+                out.println(line);
+            }
+            out.flush();
+            final Worker[] workers = runWorkers();
+            return finish(workers);
+        }
+        finally
+        {
+            closeAll();
+        }
+    }
+
+    private void printPreamble()
+    {
+        out.println(TableFormatter.parametersLine(options, maxBytes));
+        if (options.blocking())
+        {
+            out.println(TableFormatter.blockingLine());
+        }
+        out.println("#");
+        out.println("# Using devices");
+        final long pid = ProcessHandle.current().pid();
+        final String hostname = hostname();
+        for (int rank = 0; rank < nRanks; rank++)
+        {
+            out.println(TableFormatter.deviceLine(rank, pid, hostname, rank));
+        }
+        final long limit = bytesPerBufferLimit();
+        if (maxBytes > limit)
+        {
+            maxBytes = limit;
+            out.println("#");
+            out.println(TableFormatter.reducingMaxBytesLine(maxBytes));
+        }
+        out.println("#");
+        out.flush();
+    }
+
+    private void warnAboutCompatibilityFlags()
+    {
+        if (options.parallelInit() != 0)
+        {
+            LOG.warn("-p/--parallel_init has no effect: jccl creates every rank at once (Jccl.initAll)");
+        }
+        if (options.cudaGraph() != 0)
+        {
+            LOG.warn("-G/--cudagraph {} ignored: jccl-bench does not capture CUDA graphs", options.cudaGraph());
+        }
+        if (options.localRegister() != 0)
+        {
+            LOG.info("-R/--local_register: bench buffers are jccl allocations already");
+        }
+    }
+
+    /** nccl-tests keeps sendbuff, recvbuff and expected under the device memory; here two buffers per rank. */
+    private long bytesPerBufferLimit()
+    {
+        final long direct = maxDirectMemory();
+        final long usable = direct - Math.min(DIRECT_MEMORY_RESERVE, direct / 4);
+        final long perBuffer = usable / (2L * nRanks) - ResultChecker.GUARD_BYTES;
+        final long hostBufferMax = Integer.MAX_VALUE - HostBuffer.ALIGNMENT - ResultChecker.GUARD_BYTES;
+        return Math.max(0, Math.min(perBuffer, hostBufferMax));
+    }
+
+    private void allocate()
+    {
+        sendAllocs = new HostBuffer[nRanks];
+        recvAllocs = new HostBuffer[nRanks];
+        streams = new Stream[nRanks];
+        for (int rank = 0; rank < nRanks; rank++)
+        {
+            sendAllocs[rank] = HostBuffer.allocate(maxBytes + ResultChecker.GUARD_BYTES);
+            recvAllocs[rank] = HostBuffer.allocate(maxBytes + ResultChecker.GUARD_BYTES);
+            streams[rank] = options.streamNull() ? Stream.DEFAULT : Stream.create();
+        }
+    }
+
+    private Worker[] runWorkers()
+    {
+        sync = new ThreadSync(nThreads);
+        final Worker[] workers = new Worker[nThreads];
+        final Thread[] threads = new Thread[nThreads];
+        for (int t = 0; t < nThreads; t++)
+        {
+            workers[t] = new Worker(t);
+        }
+        for (int t = 1; t < nThreads; t++)
+        {
+            threads[t] = new Thread(workers[t], "jccl-bench-" + t);
+            threads[t].start();
+        }
+        workers[0].run();
+        for (int t = 1; t < nThreads; t++)
+        {
+            try
+            {
+                threads[t].join();
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                fail(ex);
+            }
+        }
+        return workers;
+    }
+
+    private int finish(final Worker[] workers)
+    {
+        final Throwable error = failure.get();
+        if (error != null)
+        {
+            out.flush();
+            LOG.error("{} failed: {}", tool.toolName(), error.toString(), error);
+            return EXIT_FAILURE;
+        }
+        long errors = 0;
+        double bwSum = 0;
+        long bwCount = 0;
+        for (final Worker worker : workers)
+        {
+            errors += worker.errors;
+            bwSum += worker.bwSum;
+            bwCount += worker.bwCount;
+        }
+        final double avgBusBw = bwSum / bwCount;
+        final double minBusBw = minBusBandwidth();
+        out.println(TableFormatter.outOfBoundsLine(errors));
+        out.println(TableFormatter.avgBusBandwidthLine(avgBusBw, minBusBw));
+        out.println("#");
+        out.println();
+        out.flush();
+        return errors != 0 || (minBusBw >= 0 && avgBusBw < minBusBw * 0.9) ? EXIT_FAILURE : EXIT_OK;
+    }
+
+    private void fail(final Throwable error)
+    {
+        if (failure.compareAndSet(null, error))
+        {
+            if (sync != null)
+            {
+                sync.abort();
+            }
+            for (final Communicator comm : comms)
+            {
+                try
+                {
+                    comm.abort();
+                }
+                catch (final RuntimeException ex)
+                {
+                    LOG.debug("abort failed", ex);
+                }
+            }
+        }
+    }
+
+    private void closeAll()
+    {
+        if (comms == null)
+        {
+            return;
+        }
+        for (final Communicator comm : comms)
+        {
+            try
+            {
+                comm.close();
+            }
+            catch (final RuntimeException ex)
+            {
+                if (failure.get() == null)
+                {
+                    LOG.warn("closing rank {} failed: {}", comm.rank(), ex.toString());
+                }
+            }
+        }
+    }
+
+    /** The counts and byte lengths of one message size, as nccl-tests' {@code setupArgs}. */
+    private record Shape(CollByteCount counts, int elementSize)
+    {
+        static Shape of(final BenchTool tool, final long size, final DataType type, final int nRanks)
+        {
+            final int elementSize = type.byteSize();
+            return new Shape(tool.byteCount(size / elementSize, elementSize, nRanks), elementSize);
+        }
+
+        long sendBytes()
+        {
+            return counts.sendCount() * elementSize;
+        }
+
+        long recvBytes()
+        {
+            return counts.recvCount() * elementSize;
+        }
+
+        long totalBytes()
+        {
+            return Math.max(sendBytes(), recvBytes());
+        }
+    }
+
+    /** One bench thread and the ranks it drives. */
+    private final class Worker implements Runnable
+    {
+        private final int thread;
+        private final int[] ranks;
+        private final HostBuffer[] mySendAllocs;
+        private final HostBuffer[] myRecvAllocs;
+        private final List<Work> pending = new ArrayList<>();
+        private long rep;
+        private long errors;
+        private double bwSum;
+        private long bwCount;
+
+        Worker(final int thread)
+        {
+            this.thread = thread;
+            this.ranks = new int[nGpus];
+            this.mySendAllocs = new HostBuffer[nGpus];
+            this.myRecvAllocs = new HostBuffer[nGpus];
+            for (int i = 0; i < nGpus; i++)
+            {
+                ranks[i] = thread * nGpus + i;
+                mySendAllocs[i] = sendAllocs[ranks[i]];
+                myRecvAllocs[i] = recvAllocs[ranks[i]];
+            }
+        }
+
+        @Override
+        public void run()
+        {
+            try
+            {
+                for (final DataType type : options.types())
+                {
+                    for (final String opName : tool.hasOp() ? options.opNames() : List.of(BenchTool.NO_OP_NAME))
+                    {
+                        for (final int root : options.roots(tool))
+                        {
+                            final ReduceOp op = tool.hasOp() ? BenchOptions.op(opName, nRanks) : ReduceOp.SUM;
+                            timeTest(type, op, opName, root);
+                        }
+                    }
+                }
+            }
+            catch (final Throwable ex)
+            {
+                fail(ex);
+            }
+        }
+
+        private void timeTest(final DataType type, final ReduceOp op, final String opName, final int root)
+        {
+            sync.barrier();
+            if (options.warmupIters() > 0)
+            {
+                warmUp(Shape.of(tool, maxBytes, type, nRanks), type, op, root);
+                warmUp(Shape.of(tool, options.minBytes(), type, nRanks), type, op, root);
+            }
+            final List<Long> sizes = options.minBytes() <= maxBytes ?
+                Sizes.sequence(options.minBytes(), maxBytes, options.stepBytes(), options.stepFactor()) : List.of();
+            for (long cycle = 0; options.runCycles() == 0 || cycle < options.runCycles(); cycle++)
+            {
+                for (final long size : sizes)
+                {
+                    final Shape shape = Shape.of(tool, size, type, nRanks);
+                    final StringBuilder row = new StringBuilder(TableFormatter.rowParameters(
+                        shape.totalBytes(), shape.counts().paramCount(), type.ncclTestsName(), opName, root));
+                    benchTime(shape, type, op, root, false, row);
+                    benchTime(shape, type, op, root, true, row);
+                    if (thread == 0)
+                    {
+                        out.println(row);
+                        out.flush();
+                    }
+                }
+            }
+        }
+
+        private void warmUp(final Shape shape, final DataType type, final ReduceOp op, final int root)
+        {
+            final CallSlices slices = new CallSlices(shape, false, options.warmupIters());
+            for (int iter = 0; iter < options.warmupIters(); iter++)
+            {
+                startColl(slices, type, op, root, iter);
+            }
+            completeColl();
+        }
+
+        private void benchTime(final Shape shape, final DataType type, final ReduceOp op, final int root,
+            final boolean inPlace, final StringBuilder row)
+        {
+            if (options.check() > 0)
+            {
+                checker(shape, type, op, root, inPlace, WARMUP_SEED).prepareAll();
+            }
+            final int calls = options.iters() * options.aggIters();
+            final CallSlices slices = new CallSlices(shape, inPlace, calls);
+            startColl(slices, type, op, root, 0);
+            completeColl();
+            sync.barrier();
+
+            final long startNs = System.nanoTime();
+            for (int iter = 0; iter < options.iters(); iter++)
+            {
+                if (options.aggIters() > 1)
+                {
+                    factory.groupStart();
+                }
+                for (int agg = 0; agg < options.aggIters(); agg++)
+                {
+                    startColl(slices, type, op, root, iter * options.aggIters() + agg);
+                }
+                if (options.aggIters() > 1)
+                {
+                    factory.groupEnd();
+                    blockIfAsked();
+                }
+            }
+            final double cpuSeconds = (System.nanoTime() - startNs) / 1e9 / calls;
+            completeColl();
+            final double localSeconds = (System.nanoTime() - startNs) / 1e9 / calls;
+            final double seconds = sync.allReduce(thread, localSeconds, options.average());
+
+            final long paramCount = shape.counts().paramCount();
+            final double algBw = tool.algorithmBandwidth(paramCount, shape.elementSize(), seconds, nRanks);
+            final double busBw = algBw * tool.busBandwidthFactor(nRanks);
+            sync.barrier();
+
+            long wrong = 0;
+            rep++;
+            for (int c = 0; c < options.check(); c++)
+            {
+                final Checked checked = checker(shape, type, op, root, inPlace, rep);
+                checked.prepareAll();
+                startColl(slices, type, op, root, 0);
+                completeColl();
+                final long localWrong = checked.checker.verify(ranks, mySendAllocs, myRecvAllocs);
+                if (localWrong != 0)
+                {
+                    errors++;
+                    LOG.warn("{} {} {} {} bytes {}: {} wrong elements on thread {}; first: {}", tool.toolName(),
+                        type.ncclTestsName(), tool.hasOp() ? op.ncclTestsName() : BenchTool.NO_OP_NAME,
+                        shape.totalBytes(),
+                        inPlace ? "in-place" : "out-of-place", localWrong, thread, checked.checker.firstMismatch());
+                }
+                wrong = Math.round(sync.allReduce(thread, localWrong, ThreadSync.SUM));
+                if (wrong != 0)
+                {
+                    break;
+                }
+            }
+
+            final double timeUs = (options.reportCputime() ? cpuSeconds : seconds) * 1.0E6;
+            row.append(TableFormatter.rowResult(timeUs, algBw, busBw, wrong, options.check() > 0));
+            bwSum += busBw;
+            bwCount++;
+        }
+
+        private Checked checker(final Shape shape, final DataType type, final ReduceOp op, final int root,
+            final boolean inPlace, final long seed)
+        {
+            final DataPattern pattern = new DataPattern(type, tool.hasOp() ? op.kind() : null, nRanks, seed);
+            final ExpectedValues expected = new ExpectedValues(tool, pattern, shape.counts().paramCount(), root,
+                op.kind() == ReduceOp.Kind.PREMULSUM ? op.scalar() : 0.0);
+            return new Checked(new ResultChecker(tool, pattern, expected, shape.counts(), root, inPlace));
+        }
+
+        private void startColl(final CallSlices slices, final DataType type, final ReduceOp op, final int root,
+            final int iter)
+        {
+            final long count = slices.shape.counts().paramCount();
+            if (nGpus > 1)
+            {
+                factory.groupStart();
+            }
+            for (int i = 0; i < nGpus; i++)
+            {
+                final int rank = ranks[i];
+                pending.add(tool.start(comms[rank], slices.send(iter, i), slices.recv(iter, i), count, type, op,
+                    root, streams[rank]));
+            }
+            if (nGpus > 1)
+            {
+                factory.groupEnd();
+            }
+            if (options.aggIters() <= 1)
+            {
+                blockIfAsked();
+            }
+        }
+
+        private void blockIfAsked()
+        {
+            if (options.blocking())
+            {
+                completeColl();
+                sync.barrier();
+            }
+        }
+
+        private void completeColl()
+        {
+            for (final Work work : pending)
+            {
+                work.join();
+            }
+            pending.clear();
+        }
+
+        /**
+         * The buffers of this thread's ranks for each iteration of one (size, in/out-of-place) measurement, made
+         * before the timed loop so that it allocates nothing itself. As nccl-tests, iteration i works at offset
+         * {@code total x (i % (maxBytes / total))}, to avoid cache effects and catch races; in place, the send buffer
+         * is the rank's slice of the receive buffer (AllGather) or the receive buffer the rank's slice of the send
+         * buffer (ReduceScatter).
+         */
+        private final class CallSlices
+        {
+            private final Shape shape;
+            private final boolean inPlace;
+            private final long steps;
+            private final Buffer[][] sends;
+            private final Buffer[][] recvs;
+
+            CallSlices(final Shape shape, final boolean inPlace, final int iterations)
+            {
+                this.shape = shape;
+                this.inPlace = inPlace;
+                final long total = shape.totalBytes();
+                this.steps = total != 0 ? maxBytes / total : 1;
+                final int cached = (int)Math.min(steps, Math.max(1, iterations));
+                this.sends = new Buffer[cached][nGpus];
+                this.recvs = new Buffer[cached][nGpus];
+                for (int k = 0; k < cached; k++)
+                {
+                    for (int i = 0; i < nGpus; i++)
+                    {
+                        sends[k][i] = slice(k, i, true);
+                        recvs[k][i] = slice(k, i, false);
+                    }
+                }
+            }
+
+            Buffer send(final int iter, final int i)
+            {
+                final long k = iter % steps;
+                return k < sends.length ? sends[(int)k][i] : slice(k, i, true);
+            }
+
+            Buffer recv(final int iter, final int i)
+            {
+                final long k = iter % steps;
+                return k < recvs.length ? recvs[(int)k][i] : slice(k, i, false);
+            }
+
+            private Buffer slice(final long step, final int i, final boolean sendSide)
+            {
+                final long shift = shape.totalBytes() * step;
+                final long length = sendSide ? shape.sendBytes() : shape.recvBytes();
+                if (!inPlace)
+                {
+                    return (sendSide ? mySendAllocs[i] : myRecvAllocs[i]).slice(shift, length);
+                }
+                final CollByteCount counts = shape.counts();
+                final long offset = sendSide ? counts.sendInplaceOffset() : counts.recvInplaceOffset();
+                return myRecvAllocs[i].slice(shift + offset * shape.elementSize() * ranks[i], length);
+            }
+        }
+
+        /** A checker and the preparation of this thread's ranks. */
+        private final class Checked
+        {
+            private final ResultChecker checker;
+
+            Checked(final ResultChecker checker)
+            {
+                this.checker = checker;
+            }
+
+            void prepareAll()
+            {
+                for (int i = 0; i < nGpus; i++)
+                {
+                    checker.prepare(ranks[i], mySendAllocs[i], myRecvAllocs[i]);
+                }
+            }
+        }
+    }
+
+    private static double minBusBandwidth()
+    {
+        final String value = System.getenv("NCCL_TESTS_MIN_BW");
+        if (value == null || value.isBlank())
+        {
+            return -1;
+        }
+        try
+        {
+            return Double.parseDouble(value.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            LOG.warn("NCCL_TESTS_MIN_BW='{}' is not a number; ignored", value);
+            return -1;
+        }
+    }
+
+    private static long maxDirectMemory()
+    {
+        try
+        {
+            final HotSpotDiagnosticMXBean bean = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+            final long configured = Long.parseLong(bean.getVMOption("MaxDirectMemorySize").getValue());
+            if (configured > 0)
+            {
+                return configured;
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.debug("MaxDirectMemorySize unknown", ex);
+        }
+        return Runtime.getRuntime().maxMemory();
+    }
+
+    /** @return the host name cut at the first dot, as nccl-tests' {@code getHostName}. */
+    static String hostname()
+    {
+        String name = null;
+        try
+        {
+            name = Files.readString(Path.of("/proc/sys/kernel/hostname")).trim();
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            name = System.getenv("HOSTNAME");
+        }
+        if (name == null || name.isEmpty())
+        {
+            try
+            {
+                name = InetAddress.getLocalHost().getHostName();
+            }
+            catch (final IOException ex)
+            {
+                name = "localhost";
+            }
+        }
+        final int dot = name.indexOf('.');
+        return dot > 0 ? name.substring(0, dot) : name;
+    }
+}

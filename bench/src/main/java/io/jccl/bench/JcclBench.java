@@ -1,0 +1,117 @@
+package io.jccl.bench;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+
+import java.io.PrintStream;
+import java.util.Arrays;
+
+/**
+ * The entry point of the tools: {@code jccl-bench <tool> [flags]}, where the tool is one of nccl-tests' binaries
+ * ({@code all_reduce_perf}, {@code all_gather_perf}, {@code reduce_scatter_perf}, {@code broadcast_perf},
+ * {@code reduce_perf}; the {@code _perf} suffix may be left out) and the flags are nccl-tests' ({@link BenchOptions}).
+ * <p>
+ * Exit status: 0 when every checked result was right, 1 when one was wrong or the run failed, 2 for bad arguments.
+ */
+public final class JcclBench
+{
+    /** Exit status for bad arguments. */
+    public static final int EXIT_USAGE = 2;
+
+    private static final Logger LOG = LoggerFactory.getLogger(JcclBench.class);
+
+    private JcclBench()
+    {
+    }
+
+    /**
+     * Runs a tool and exits with its status.
+     *
+     * @param args the tool name, then its flags.
+     */
+    public static void main(final String[] args)
+    {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /**
+     * Runs a tool on jccl.
+     *
+     * @param args the tool name, then its flags.
+     * @param out  where the table (and {@code -h} help) goes.
+     * @param err  where argument errors go.
+     * @return the exit status.
+     */
+    public static int run(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        return run(args, out, err, new JcclCommunicatorFactory());
+    }
+
+    /**
+     * Runs a tool on the given ranks.
+     *
+     * @param args    the tool name, then its flags.
+     * @param out     where the table (and {@code -h} help) goes.
+     * @param err     where argument errors go.
+     * @param factory where ranks come from.
+     * @return the exit status.
+     */
+    public static int run(final String[] args, final PrintStream out, final PrintStream err,
+        final CommunicatorFactory factory)
+    {
+        if (args.length == 0 || "-h".equals(args[0]) || "--help".equals(args[0]))
+        {
+            final PrintStream to = args.length == 0 ? err : out;
+            to.println("usage: jccl-bench <tool> [nccl-tests flags], tool one of " + BenchTool.names() +
+                "; <tool> -h lists the flags");
+            return args.length == 0 ? EXIT_USAGE : BenchRunner.EXIT_OK;
+        }
+        final BenchTool tool;
+        try
+        {
+            tool = BenchTool.fromName(args[0]);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println("jccl-bench: " + ex.getMessage());
+            return EXIT_USAGE;
+        }
+        final BenchOptions options = new BenchOptions();
+        final CommandLine commandLine = new CommandLine(options).setCommandName(tool.toolName());
+        try
+        {
+            commandLine.parseArgs(Arrays.copyOfRange(args, 1, args.length));
+        }
+        catch (final CommandLine.ParameterException ex)
+        {
+            err.println(tool.toolName() + ": " + ex.getMessage());
+            commandLine.usage(err);
+            return EXIT_USAGE;
+        }
+        if (options.helpRequested())
+        {
+            commandLine.usage(out);
+            return BenchRunner.EXIT_OK;
+        }
+        try
+        {
+            options.validate();
+        }
+        catch (final IllegalArgumentException | ArithmeticException ex)
+        {
+            err.println(tool.toolName() + ": " + ex.getMessage());
+            return EXIT_USAGE;
+        }
+        try
+        {
+            return new BenchRunner(tool, options, factory, out).run();
+        }
+        catch (final RuntimeException | OutOfMemoryError ex)
+        {
+            out.flush();
+            LOG.error("{} failed: {}", tool.toolName(), ex.toString(), ex);
+            return BenchRunner.EXIT_FAILURE;
+        }
+    }
+}

@@ -1,0 +1,11 @@
+/**
+ * The command-line tools that mirror nccl-tests ({@code all_reduce_perf}, {@code all_gather_perf},
+ * {@code reduce_scatter_perf}, {@code broadcast_perf}, {@code reduce_perf}): the same flags, the same table on
+ * stdout, the same bandwidth arithmetic, so that jccl's numbers compare directly with NCCL's.
+ * <p>
+ * Threading: {@link io.jccl.bench.BenchRunner} runs {@code -t} threads (thread 0 is the caller), each driving
+ * {@code -g} ranks through group calls, exactly as nccl-tests does; the threads meet at barriers between
+ * measurements. Everything else in the package is single-threaded value code. Only thread 0 writes the table;
+ * progress and logs go to stderr.
+ */
+package io.jccl.bench;
