@@ -1,0 +1,134 @@
+package io.jccl.kernels;
+
+import io.jccl.DataType;
+import io.jccl.ReduceOp;
+
+import static org.agrona.UnsafeApi.copyMemory;
+import static org.agrona.UnsafeApi.getLong;
+import static org.agrona.UnsafeApi.putLong;
+
+/**
+ * INT64 and UINT64: wrapping arithmetic, which is the same for both; MAX and MIN flip the sign bit of unsigned
+ * operands ({@code x ^ bias}) so that one signed comparison orders both. One static loop per operator, as in
+ * {@link Float32Reducer}.
+ */
+final class Int64Reducer extends HostReducer
+{
+    private final long scalar;
+    private final long bias;
+
+    Int64Reducer(final DataType type, final ReduceOp.Kind kind, final long scalar)
+    {
+        super(type, kind);
+        this.scalar = scalar;
+        this.bias = type.isSigned() ? 0 : Long.MIN_VALUE;
+    }
+
+    @Override
+    public void reduce(
+        final long a, final boolean premulA, final long b, final boolean premulB, final long dst, final long count)
+    {
+        final long length = count << 3;
+        switch (kind())
+        {
+            case SUM -> sum(a, b, dst, length);
+            case PROD -> prod(a, b, dst, length);
+            case MAX -> max(a, b, dst, length, bias);
+            case MIN -> min(a, b, dst, length, bias);
+            default ->
+            {
+                if (premulA || premulB)
+                {
+                    premulSum(a, premulA ? scalar : 1, b, premulB ? scalar : 1, dst, length);
+                }
+                else
+                {
+                    sum(a, b, dst, length);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void copy(final long src, final boolean premul, final long dst, final long count)
+    {
+        if (premul && kind() == ReduceOp.Kind.PREMULSUM)
+        {
+            scale(src, scalar, dst, count << 3);
+        }
+        else
+        {
+            copyMemory(src, dst, count << 3);
+        }
+    }
+
+    @Override
+    public void divide(final long address, final long count, final long divisor)
+    {
+        checkDivide(divisor);
+        final long length = count << 3;
+        if (type().isSigned())
+        {
+            for (long i = 0; i < length; i += 8)
+            {
+                putLong(address + i, getLong(address + i) / divisor);
+            }
+        }
+        else
+        {
+            for (long i = 0; i < length; i += 8)
+            {
+                putLong(address + i, divideUnsigned(getLong(address + i), divisor));
+            }
+        }
+    }
+
+    private static void sum(final long a, final long b, final long dst, final long length)
+    {
+        for (long i = 0; i < length; i += 8)
+        {
+            putLong(dst + i, getLong(a + i) + getLong(b + i));
+        }
+    }
+
+    private static void prod(final long a, final long b, final long dst, final long length)
+    {
+        for (long i = 0; i < length; i += 8)
+        {
+            putLong(dst + i, getLong(a + i) * getLong(b + i));
+        }
+    }
+
+    private static void max(final long a, final long b, final long dst, final long length, final long bias)
+    {
+        for (long i = 0; i < length; i += 8)
+        {
+            putLong(dst + i, Math.max(getLong(a + i) ^ bias, getLong(b + i) ^ bias) ^ bias);
+        }
+    }
+
+    private static void min(final long a, final long b, final long dst, final long length, final long bias)
+    {
+        for (long i = 0; i < length; i += 8)
+        {
+            putLong(dst + i, Math.min(getLong(a + i) ^ bias, getLong(b + i) ^ bias) ^ bias);
+        }
+    }
+
+    private static void premulSum(
+        final long a, final long scalarA, final long b, final long scalarB, final long dst, final long length)
+    {
+        for (long i = 0; i < length; i += 8)
+        {
+            putLong(dst + i, getLong(a + i) * scalarA + getLong(b + i) * scalarB);
+        }
+    }
+
+    private static void scale(final long src, final long scalar, final long dst, final long length)
+    {
+        for (long i = 0; i < length; i += 8)
+        {
+            putLong(dst + i, getLong(src + i) * scalar);
+        }
+    }
+}
