@@ -28,6 +28,8 @@ import java.util.List;
 final class RankExecution
 {
     private static final int BUFFERS = 3;
+    /** Steps that store and forward the same data do it in blocks this large, the second pass from L1/L2. */
+    private static final int BLOCK_BYTES = 16 * 1024;
 
     private final Program program;
     private final int rank;
@@ -313,18 +315,10 @@ final class RankExecution
                 {
                     case SEND -> copy(src, premulSrc, out, n);
                     case RECV -> copy(in, false, dst, n);
-                    case RECV_COPY_SEND ->
-                    {
-                        copy(in, false, dst, n);
-                        copy(in, false, out, n);
-                    }
+                    case RECV_COPY_SEND -> copyTwice(in, dst, out, n);
                     case RECV_REDUCE_SEND -> reducer.reduce(in, false, src, premulSrc, out, n);
                     case RECV_REDUCE_COPY -> reducer.reduce(in, false, src, premulSrc, dst, n);
-                    case RECV_REDUCE_COPY_SEND ->
-                    {
-                        reducer.reduce(in, false, src, premulSrc, dst, n);
-                        copy(dst, false, out, n);
-                    }
+                    case RECV_REDUCE_COPY_SEND -> reduceTwice(in, src, premulSrc, dst, out, n);
                     case COPY -> copy(src, premulSrc, dst, n);
                     case REDUCE -> reducer.reduce(dst, false, src, premulSrc, dst, n);
                     case NOP ->
@@ -379,6 +373,33 @@ final class RankExecution
         private long address(final int buffer, final int chunk)
         {
             return baseAddress[buffer] + (chunkStart[buffer][chunk] + iteration * pieceCount) * elementSize;
+        }
+
+        /** {@code dst = out = in}, a cache-sized block at a time, so the second copy reads from cache. */
+        private void copyTwice(final long in, final long dst, final long out, final long n)
+        {
+            final long block = BLOCK_BYTES / elementSize;
+            for (long done = 0; done < n; done += block)
+            {
+                final long offset = done * elementSize;
+                final long count = Math.min(block, n - done);
+                copy(in + offset, false, dst + offset, count);
+                copy(dst + offset, false, out + offset, count);
+            }
+        }
+
+        /** {@code dst = out = op(in, pre(src))}, a cache-sized block at a time. */
+        private void reduceTwice(final long in, final long src, final boolean premulSrc, final long dst,
+            final long out, final long n)
+        {
+            final long block = BLOCK_BYTES / elementSize;
+            for (long done = 0; done < n; done += block)
+            {
+                final long offset = done * elementSize;
+                final long count = Math.min(block, n - done);
+                reducer.reduce(in + offset, false, src + offset, premulSrc, dst + offset, count);
+                copy(dst + offset, false, out + offset, count);
+            }
         }
 
         private void copy(final long src, final boolean premul, final long dst, final long n)
