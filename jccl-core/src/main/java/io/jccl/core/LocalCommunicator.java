@@ -144,7 +144,11 @@ final class LocalCommunicator implements Communicator
             call.submitted(nextSeq++);
             queue.add(call);
         }
-        ProgressEngine.INSTANCE.callSubmitted();
+    }
+
+    boolean hasQueued()
+    {
+        return !queue.isEmpty();
     }
 
     /**
@@ -222,7 +226,6 @@ final class LocalCommunicator implements Communicator
     private void finish(final Call call, final JcclException error)
     {
         queue.poll();
-        ProgressEngine.INSTANCE.callCompleted();
         call.complete(error);
     }
 

@@ -22,7 +22,6 @@ final class ProgressEngine
 
     private final CopyOnWriteArrayList<LocalCommunicator> communicators = new CopyOnWriteArrayList<>();
     private final AtomicInteger waiters = new AtomicInteger();
-    private final AtomicInteger pending = new AtomicInteger();
     private volatile LocalCommunicator[] snapshot = new LocalCommunicator[0];
     private volatile Thread agent;
 
@@ -43,14 +42,17 @@ final class ProgressEngine
         snapshot = communicators.toArray(new LocalCommunicator[0]);
     }
 
-    void callSubmitted()
+    /** @return true if some local rank has a call queued (read by the agent, so no shared counter per call). */
+    private boolean anyQueued()
     {
-        pending.incrementAndGet();
-    }
-
-    void callCompleted()
-    {
-        pending.decrementAndGet();
+        for (final LocalCommunicator communicator : snapshot)
+        {
+            if (communicator.hasQueued())
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -125,7 +127,7 @@ final class ProgressEngine
         final IdleWait idle = new IdleWait();
         while (true)
         {
-            if (pending.get() > 0 && waiters.get() < HELP_LIMIT)
+            if (waiters.get() < HELP_LIMIT && anyQueued())
             {
                 if (progress() > 0)
                 {
