@@ -37,14 +37,6 @@ public enum Algorithm
      */
     public static Algorithm fromName(final String name)
     {
-        for (final Algorithm value : values())
-        {
-            if (value.lowerName.equalsIgnoreCase(name) || value.name().equalsIgnoreCase(name))
-            {
-                return value;
-            }
-        }
-        throw new JcclInvalidArgumentException("algorithm '" + name + "' is not one of " +
-            java.util.Arrays.stream(values()).map(Algorithm::lowerName).toList());
+        return EnumNames.lookup(values(), Algorithm::lowerName, name, "algorithm");
     }
 }

@@ -39,14 +39,6 @@ public enum Protocol
      */
     public static Protocol fromName(final String name)
     {
-        for (final Protocol value : values())
-        {
-            if (value.lowerName.equalsIgnoreCase(name) || value.name().equalsIgnoreCase(name))
-            {
-                return value;
-            }
-        }
-        throw new JcclInvalidArgumentException("protocol '" + name + "' is not one of " +
-            java.util.Arrays.stream(values()).map(Protocol::lowerName).toList());
+        return EnumNames.lookup(values(), Protocol::lowerName, name, "protocol");
     }
 }

@@ -39,14 +39,6 @@ public enum TransportKind
      */
     public static TransportKind fromName(final String name)
     {
-        for (final TransportKind value : values())
-        {
-            if (value.lowerName.equalsIgnoreCase(name) || value.name().equalsIgnoreCase(name))
-            {
-                return value;
-            }
-        }
-        throw new JcclInvalidArgumentException("transportKind '" + name + "' is not one of " +
-            java.util.Arrays.stream(values()).map(TransportKind::lowerName).toList());
+        return EnumNames.lookup(values(), TransportKind::lowerName, name, "transportKind");
     }
 }

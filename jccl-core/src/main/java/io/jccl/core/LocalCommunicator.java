@@ -15,7 +15,6 @@ import io.jccl.Work;
 import io.jccl.autotune.PlanRequest;
 import io.jccl.kernels.HostDevice;
 import io.jccl.kernels.HostReducer;
-import io.jccl.schedules.BufferKind;
 import io.jccl.schedules.Generators;
 import io.jccl.schedules.Program;
 import io.jccl.transport.InProcessTransport;
@@ -262,8 +261,8 @@ final class LocalCommunicator implements Communicator
             }
             lastBound = bound;
         }
-        final long scratch = bound.program.layout(BufferKind.SCRATCH) == null ? 0 :
-            scratch(bound.inputElements * call.type.byteSize());
+        final long scratchElements = bound.program.scratchElements(bound.inputElements);
+        final long scratch = scratchElements == 0 ? 0 : scratch(scratchElements * call.type.byteSize());
         bound.execution.bind(call, bound.reducer, bound.premul, address(call.send), address(call.recv), scratch,
             bound.inputElements, bound.outputElements, bound.plan.chunkBytes(), bound.planHash);
         call.execution = bound.execution;

@@ -87,7 +87,7 @@ final class RankExecution
      * @param premulInput    true when reads of the input buffer are premultiplied (PreMulSum, AVG on floats).
      * @param inputAddress   address of the input, 0 if none.
      * @param outputAddress  address of the output, 0 if none.
-     * @param scratchAddress address of scratch memory as large as the input, 0 if none.
+     * @param scratchAddress address of scratch memory of {@link Program#scratchElements(long)} elements, 0 if none.
      * @param inputElements  elements of the input buffer.
      * @param outputElements elements of the output buffer.
      * @param chunkBytes     the plan's pipelining grain.
@@ -128,7 +128,7 @@ final class RankExecution
         this.chunkBytes = chunkBytes;
         elements[BufferKind.INPUT.ordinal()] = inputElements;
         elements[BufferKind.OUTPUT.ordinal()] = outputElements;
-        elements[BufferKind.SCRATCH.ordinal()] = inputElements;
+        elements[BufferKind.SCRATCH.ordinal()] = program.scratchElements(inputElements);
         long longestChunk = 0;
         for (final BufferKind kind : BufferKind.values())
         {

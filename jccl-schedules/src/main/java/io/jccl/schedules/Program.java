@@ -86,6 +86,24 @@ public final class Program
         };
     }
 
+    /**
+     * The scratch buffer has the input's chunk size: {@code inputElements x scratchChunks / inputChunks} elements
+     * (as MSCCL sizes its scratch; a tree's scratch is exactly as long as its input).
+     *
+     * @param inputElements the input buffer's element count.
+     * @return the scratch buffer's element count, 0 when the program uses none.
+     */
+    public long scratchElements(final long inputElements)
+    {
+        if (scratchLayout == null)
+        {
+            return 0;
+        }
+        return Math.multiplyHigh(inputElements, scratchLayout.chunks()) == 0 ?
+            inputElements * scratchLayout.chunks() / inputLayout.chunks() :
+            inputElements / inputLayout.chunks() * scratchLayout.chunks();
+    }
+
     /** @return the workers of a rank. */
     public List<Worker> workers(final int rank)
     {
