@@ -283,6 +283,10 @@ final class RankExecution
 
         private void execute(final Opcode op)
         {
+            if (op == Opcode.NOP)
+            {
+                return;
+            }
             final int srcBuffer = worker.field(step, StepDescriptor.SRC_BUFFER);
             final int dstBuffer = worker.field(step, StepDescriptor.DST_BUFFER);
             final int srcChunk = worker.field(step, StepDescriptor.SRC_CHUNK);
@@ -321,9 +325,7 @@ final class RankExecution
                     case RECV_REDUCE_COPY_SEND -> reduceTwice(in, src, premulSrc, dst, out, n);
                     case COPY -> copy(src, premulSrc, dst, n);
                     case REDUCE -> reducer.reduce(dst, false, src, premulSrc, dst, n);
-                    case NOP ->
-                    {
-                    }
+                    default -> throw new IllegalStateException("unreachable: " + op);
                 }
                 slotOffset += bytes;
             }
