@@ -50,4 +50,36 @@ public enum Collective
     {
         return this == BROADCAST || this == REDUCE;
     }
+
+    /**
+     * @param count the call's count as NCCL's API takes it (per-rank send count for AllGather, per-rank receive count
+     *              for ReduceScatter, per-peer count for AllToAll).
+     * @param ranks the rank count.
+     * @return elements of the send buffer.
+     */
+    public long inputCount(final long count, final int ranks)
+    {
+        return this == REDUCE_SCATTER || this == ALL_TO_ALL ? Math.multiplyExact(count, ranks) : count;
+    }
+
+    /**
+     * @param count the call's count as NCCL's API takes it.
+     * @param ranks the rank count.
+     * @return elements of the receive buffer.
+     */
+    public long outputCount(final long count, final int ranks)
+    {
+        return this == ALL_GATHER || this == ALL_TO_ALL ? Math.multiplyExact(count, ranks) : count;
+    }
+
+    /**
+     * @param count the call's count as NCCL's API takes it.
+     * @param ranks the rank count.
+     * @return elements of the whole per-rank buffer: NCCL's {@code nBytes} over the type size (DESIGN.md, "Sizes"),
+     *         and MSCCL's {@code N}.
+     */
+    public long totalCount(final long count, final int ranks)
+    {
+        return Math.max(inputCount(count, ranks), outputCount(count, ranks));
+    }
 }

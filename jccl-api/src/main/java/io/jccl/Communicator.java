@@ -77,6 +77,25 @@ public interface Communicator extends AutoCloseable
      */
     Work reduce(Buffer send, Buffer recv, long count, DataType type, ReduceOp op, int root, Stream stream);
 
+    /**
+     * Every rank sends block {@code p} of its send buffer to rank {@code p}, which stores it as block {@code rank()}
+     * of its receive buffer (nccl-tests' {@code alltoall_perf}). In place when send and recv are the same memory.
+     *
+     * @param send   size() x count elements.
+     * @param recv   size() x count elements.
+     * @param count  elements sent to each rank.
+     * @param type   element type.
+     * @param stream ordering domain.
+     * @return the call's handle.
+     */
+    Work allToAll(Buffer send, Buffer recv, long count, DataType type, Stream stream);
+
+    /** Blocking AllToAll on the default stream. */
+    default void allToAll(final Buffer send, final Buffer recv, final long count, final DataType type)
+    {
+        allToAll(send, recv, count, type, Stream.DEFAULT).join();
+    }
+
     /** Blocking AllReduce on the default stream. */
     default void allReduce(final Buffer send, final Buffer recv, final long count, final DataType type,
         final ReduceOp op)

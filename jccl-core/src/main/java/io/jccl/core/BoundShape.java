@@ -10,7 +10,7 @@ import io.jccl.schedules.Program;
 import java.util.Objects;
 
 /**
- * What a rank decided for one call shape (collective, type, op, count, root): the plan, the Program, the executor
+ * What a rank decided for one call shape (collective, type, op, count, root, in place): the plan, the Program, the executor
  * and the arithmetic. Cached per communicator so that a repeated call binds without allocating or deciding again;
  * the plan is the tuner's answer for the shape, fixed while the tuner's answer is.
  */
@@ -21,6 +21,7 @@ final class BoundShape
     final ReduceOp op;
     final long count;
     final int root;
+    final boolean inPlace;
     final Plan plan;
     final long planHash;
     final Program program;
@@ -38,6 +39,7 @@ final class BoundShape
         this.op = call.op;
         this.count = call.count;
         this.root = call.root;
+        this.inPlace = call.inPlace;
         this.plan = plan;
         this.planHash = plan.stableHash();
         this.program = program;
@@ -52,6 +54,7 @@ final class BoundShape
     boolean matches(final Call call)
     {
         return call.collective == collective && call.type == type && call.count == count && call.root == root &&
+            call.inPlace == inPlace &&
             Objects.equals(call.op, op);
     }
 }

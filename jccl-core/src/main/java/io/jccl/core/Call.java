@@ -30,6 +30,8 @@ final class Call implements Work
     final DataType type;
     final ReduceOp op;
     final int root;
+    /** In place as NCCL defines it for the collective (see {@link io.jccl.Communicator}). */
+    final boolean inPlace;
 
     long seq;
     long shape;
@@ -42,8 +44,9 @@ final class Call implements Work
     private volatile CompletableFuture<Void> future;
 
     Call(final LocalCommunicator communicator, final Collective collective, final Buffer send, final Buffer recv,
-        final long count, final DataType type, final ReduceOp op, final int root)
+        final long count, final DataType type, final ReduceOp op, final int root, final boolean inPlace)
     {
+        this.inPlace = inPlace;
         this.communicator = communicator;
         this.collective = collective;
         this.send = send;

@@ -22,8 +22,12 @@ final class CallValidator
         final DataType type, final ReduceOp op, final int root, final Stream stream, final int rank,
         final int size)
     {
-        final String countName = collective == Collective.ALL_GATHER ? "sendCount" :
-            collective == Collective.REDUCE_SCATTER ? "recvCount" : "count";
+        final String countName = switch (collective)
+        {
+            case ALL_GATHER -> "sendCount";
+            case REDUCE_SCATTER -> "recvCount";
+            default -> "count";
+        };
         if (type == null)
         {
             throw new JcclInvalidArgumentException("type is null (" + Names.of(collective) + ")");
@@ -48,8 +52,8 @@ final class CallValidator
         }
         final long perRankBytes = multiply(count, type.byteSize(), countName, collective);
         final long wholeBytes = multiply(perRankBytes, size, countName + " x ranks", collective);
-        final long sendBytes = collective == Collective.REDUCE_SCATTER ? wholeBytes : perRankBytes;
-        final long recvBytes = collective == Collective.ALL_GATHER ? wholeBytes : perRankBytes;
+        final long sendBytes = collective.inputCount(count, size) == count ? perRankBytes : wholeBytes;
+        final long recvBytes = collective.outputCount(count, size) == count ? perRankBytes : wholeBytes;
         final boolean needSend = collective != Collective.BROADCAST || rank == root;
         final boolean needRecv = collective != Collective.REDUCE || rank == root;
         if (count == 0)
@@ -71,8 +75,30 @@ final class CallValidator
                 throw new JcclInvalidArgumentException("send is " + send.memoryKind() + " memory and recv is " +
                     recv.memoryKind() + " (" + Names.of(collective) + ")");
             }
-            checkOverlap(collective, send, recv, sendBytes, recvBytes, perRankBytes, rank);
+            checkOverlap(collective, send, recv, sendBytes, recvBytes, count, type, rank);
         }
+    }
+
+    /**
+     * @return true when the call is in place as NCCL defines it: send is recv's slice {@code rank} (AllGather), recv
+     *         is send's slice {@code rank} (ReduceScatter), or both start at one address (the others).
+     */
+    static boolean isInPlace(final Collective collective, final Buffer send, final Buffer recv, final long count,
+        final DataType type, final int rank)
+    {
+        if (send == null || recv == null || send.memoryKind() != recv.memoryKind())
+        {
+            return false;
+        }
+        final long s = LocalCommunicator.address(send);
+        final long r = LocalCommunicator.address(recv);
+        final long slice = rank * count * type.byteSize();
+        return switch (collective)
+        {
+            case ALL_GATHER -> s == r + slice;
+            case REDUCE_SCATTER -> r == s + slice;
+            default -> s == r;
+        };
     }
 
     private static long multiply(final long a, final long b, final String name, final Collective collective)
@@ -113,7 +139,7 @@ final class CallValidator
      * other overlap is refused.
      */
     private static void checkOverlap(final Collective collective, final Buffer send, final Buffer recv,
-        final long sendBytes, final long recvBytes, final long perRankBytes, final int rank)
+        final long sendBytes, final long recvBytes, final long count, final DataType type, final int rank)
     {
         final long s = LocalCommunicator.address(send);
         final long r = LocalCommunicator.address(recv);
@@ -121,13 +147,7 @@ final class CallValidator
         {
             return;
         }
-        final boolean inPlace = switch (collective)
-        {
-            case ALL_GATHER -> s == r + rank * perRankBytes;
-            case REDUCE_SCATTER -> r == s + rank * perRankBytes;
-            default -> s == r;
-        };
-        if (!inPlace)
+        if (!isInPlace(collective, send, recv, count, type, rank))
         {
             throw new JcclInvalidArgumentException("send and recv overlap partially (" + Names.of(collective) +
                 "): in place means " + switch (collective)

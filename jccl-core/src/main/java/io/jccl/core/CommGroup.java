@@ -29,6 +29,7 @@ final class CommGroup
     final Topology topology;
     final InProcessTransport transport = new InProcessTransport();
     final Tuner tuner;
+    final ScheduleRegistry schedules;
     private final LocalCommunicator[] communicators;
     private final ConcurrentHashMap<Long, Program> programs = new ConcurrentHashMap<>();
     private final AtomicInteger open;
@@ -39,6 +40,7 @@ final class CommGroup
         this.context = context;
         this.topology = Topology.singleProcess(nRanks);
         this.tuner = new PinnedTuner(context.algorithm(), context.channels(), context.chunkBytes());
+        this.schedules = ScheduleRegistry.load(context.scheduleFiles());
         this.communicators = new LocalCommunicator[nRanks];
         this.open = new AtomicInteger(nRanks);
     }

@@ -4,6 +4,10 @@ import io.jccl.Algorithm;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.Plan;
 
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
 /**
  * Settings of communicators, in the style of Aeron's {@code MediaDriver.Context}: {@code x()} reads, {@code x(v)}
  * sets and returns this. Defaults come from {@code JCCL_*} environment variables (or system properties of the same
@@ -26,6 +30,8 @@ public final class Context
     public static final String CHUNK_SIZE_PROP_NAME = "JCCL_CHUNK_SIZE";
     /** Default chunk: 128 KiB (the best staged slot size measured here, PERF-NOTES.md). */
     public static final int CHUNK_SIZE_DEFAULT = 128 * 1024;
+    /** MSCCL XML schedules to register: files or directories (every {@code *.xml} in them), ':' or ',' separated. */
+    public static final String SCHEDULE_FILES_PROP_NAME = "JCCL_SCHEDULE_FILES";
     /** Log level of jccl's own diagnostics: {@code WARN} (default), {@code INFO}. */
     public static final String DEBUG_PROP_NAME = "JCCL_DEBUG";
 
@@ -35,6 +41,7 @@ public final class Context
     private int chunkBytes = (int)longSetting(CHUNK_SIZE_PROP_NAME, CHUNK_SIZE_DEFAULT);
     private boolean debugInfo = "INFO".equalsIgnoreCase(setting(DEBUG_PROP_NAME)) ||
         "TRACE".equalsIgnoreCase(setting(DEBUG_PROP_NAME));
+    private List<Path> scheduleFiles = pathsSetting(SCHEDULE_FILES_PROP_NAME);
     private boolean concluded;
 
     /** @return the deadline of every wait in milliseconds. */
@@ -86,6 +93,23 @@ public final class Context
     public Context chunkBytes(final int chunkBytes)
     {
         this.chunkBytes = chunkBytes;
+        return this;
+    }
+
+    /** @return the MSCCL XML files and directories whose schedules are registered. */
+    public List<Path> scheduleFiles()
+    {
+        return scheduleFiles;
+    }
+
+    /**
+     * @param scheduleFiles MSCCL XML files, or directories whose {@code *.xml} files are read; a registered schedule
+     *                      runs every call it matches unless a plan is pinned.
+     * @return this.
+     */
+    public Context scheduleFiles(final List<Path> scheduleFiles)
+    {
+        this.scheduleFiles = List.copyOf(scheduleFiles);
         return this;
     }
 
@@ -153,6 +177,16 @@ public final class Context
         {
             throw new JcclInvalidArgumentException(name + "='" + value + "' is not a whole number");
         }
+    }
+
+    private static List<Path> pathsSetting(final String name)
+    {
+        final String value = setting(name);
+        if (value == null || value.isBlank())
+        {
+            return List.of();
+        }
+        return Arrays.stream(value.split("[:,]")).map(String::trim).filter(v -> !v.isEmpty()).map(Path::of).toList();
     }
 
     private static Algorithm algorithmSetting()

@@ -1,5 +1,6 @@
 package io.jccl.core;
 
+import io.jccl.Algorithm;
 import io.jccl.Buffer;
 import io.jccl.Collective;
 import io.jccl.Communicator;
@@ -9,14 +10,18 @@ import io.jccl.JcclAbortedException;
 import io.jccl.JcclException;
 import io.jccl.JcclInvalidUsageException;
 import io.jccl.Plan;
+import io.jccl.Protocol;
 import io.jccl.ReduceOp;
 import io.jccl.Stream;
+import io.jccl.TransportKind;
 import io.jccl.Work;
+import io.jccl.autotune.PinnedTuner;
 import io.jccl.autotune.PlanRequest;
 import io.jccl.kernels.HostDevice;
 import io.jccl.kernels.HostReducer;
 import io.jccl.schedules.Generators;
 import io.jccl.schedules.Program;
+import io.jccl.schedules.msccl.MscclSchedule;
 import io.jccl.transport.InProcessTransport;
 import org.agrona.BufferUtil;
 import org.slf4j.Logger;
@@ -89,6 +94,13 @@ final class LocalCommunicator implements Communicator
     }
 
     @Override
+    public Work allToAll(final Buffer send, final Buffer recv, final long count, final DataType type,
+        final Stream stream)
+    {
+        return call(Collective.ALL_TO_ALL, send, recv, count, type, null, -1, stream);
+    }
+
+    @Override
     public Work broadcast(final Buffer send, final Buffer recv, final long count, final DataType type,
         final int root, final Stream stream)
     {
@@ -107,7 +119,8 @@ final class LocalCommunicator implements Communicator
     {
         checkUsable();
         CallValidator.validate(collective, send, recv, count, type, op, root, stream, rank, size());
-        final Call call = new Call(this, collective, send, recv, count, type, op, root);
+        final Call call = new Call(this, collective, send, recv, count, type, op, root,
+            CallValidator.isInPlace(collective, send, recv, count, type, rank));
         if (!Group.hold(call))
         {
             submit(call);
@@ -271,9 +284,11 @@ final class LocalCommunicator implements Communicator
     /** Decides everything about a call shape that does not depend on its buffers: once per shape. */
     private BoundShape bindShape(final Call call)
     {
-        final Plan plan = plan(call);
-        final Program program = group.program(plan.algorithm(), call.collective, plan.channels(),
-            call.collective.isRooted() ? call.root : -1);
+        final MscclSchedule schedule = group.context.algorithm() != null ? null :
+            group.schedules.select(call.collective, size(), call.inPlace, call.count, call.type.byteSize());
+        final Plan plan = schedule == null ? plan(call) : schedulePlan(schedule);
+        final Program program = schedule != null ? schedule.program() : group.program(plan.algorithm(),
+            call.collective, plan.channels(), call.collective.isRooted() ? call.root : -1);
         final RankExecution execution = executions.computeIfAbsent(program,
             p -> new RankExecution(p, rank, group.transport));
         HostReducer reducer = null;
@@ -293,20 +308,29 @@ final class LocalCommunicator implements Communicator
                 reducer = HostReducer.of(call.type, kind, call.op.scalar());
             }
         }
-        final long inputElements = call.collective == Collective.REDUCE_SCATTER ? call.count * size() : call.count;
-        final long outputElements = call.collective == Collective.ALL_GATHER ? call.count * size() : call.count;
+        final long inputElements = call.collective.inputCount(call.count, size());
+        final long outputElements = call.collective.outputCount(call.count, size());
         if (group.context.debugInfo())
         {
-            LOG.info("jccl INFO rank {} {} count {} {} -> plan {} ({} program, threads n/a on host)", rank,
-                Names.of(call.collective), call.count, call.type.ncclTestsName(), plan.id(), program.name());
+            LOG.info("jccl INFO rank {} {} count {} {}{} -> plan {} ({} program{}, threads n/a on host)", rank,
+                Names.of(call.collective), call.count, call.type.ncclTestsName(), call.inPlace ? " in-place" : "",
+                plan.id(), program.name(), schedule == null ? "" : " from " + schedule.source() + ", file protocol " +
+                schedule.protocol().lowerName() + " run as simple");
         }
         return new BoundShape(call, plan, program, execution, reducer, premul, inputElements, outputElements);
     }
 
+    /** The plan a schedule runs under: its channels; its protocol is recorded, SIMPLE frames the slots today. */
+    private Plan schedulePlan(final MscclSchedule schedule)
+    {
+        return new Plan(Algorithm.RING, Protocol.SIMPLE, TransportKind.P2P, Math.max(1, schedule.program().channels()),
+            PinnedTuner.HOST_THREADS, Math.min(group.context.chunkBytes(),
+            InProcessTransport.slotLength(Protocol.SIMPLE)));
+    }
+
     private Plan plan(final Call call)
     {
-        final long bytes = call.count * call.type.byteSize() *
-            (call.collective == Collective.ALL_GATHER || call.collective == Collective.REDUCE_SCATTER ? size() : 1);
+        final long bytes = call.collective.totalCount(call.count, size()) * call.type.byteSize();
         final Plan chosen = group.tuner.choose(new PlanRequest(call.collective, call.type, bytes, size()));
         final int chunkBytes = Math.min(chosen.chunkBytes(), InProcessTransport.slotLength(chosen.protocol()));
         return new Plan(Generators.effective(chosen.algorithm(), call.collective), chosen.protocol(),
@@ -332,6 +356,13 @@ final class LocalCommunicator implements Communicator
         }
         final HostBuffer host = (HostBuffer)buffer;
         return BufferUtil.address(host.byteBuffer()) + host.offset();
+    }
+
+    /** @return the name of the Program that ran this rank's latest bound call (for tests), or null. */
+    String lastProgramName()
+    {
+        final BoundShape bound = lastBound;
+        return bound == null ? null : bound.program.name();
     }
 
     @Override

@@ -41,6 +41,11 @@ final class RankExecution
     private final int maxChunkCount;
     private final int slotLength;
 
+    /** Per input chunk, the last pipeline iteration in which it was overwritten (PreMulSum on raw input only). */
+    private final long[] inputWritten;
+    /** Per output chunk, the input chunk at the same address (in place), else -1. */
+    private final int[] outputAlias;
+
     private Call call;
     private HostReducer reducer;
     private boolean premulInput;
@@ -77,6 +82,8 @@ final class RankExecution
             chunkStart[kind.ordinal()] = new long[chunks];
             chunkLength[kind.ordinal()] = new long[chunks];
         }
+        inputWritten = new long[chunkStart[BufferKind.INPUT.ordinal()].length];
+        outputAlias = new int[chunkStart[BufferKind.OUTPUT.ordinal()].length];
     }
 
     /**
@@ -111,6 +118,10 @@ final class RankExecution
         {
             layout(inputElements, outputElements, size, chunkBytes);
         }
+        if (premulInput)
+        {
+            trackRawInput();
+        }
         workersDone = 0;
         slotsSent = 0;
         bytesStaged = 0;
@@ -118,6 +129,39 @@ final class RankExecution
         {
             w.reset();
         }
+    }
+
+    /**
+     * PreMulSum multiplies a rank's input when it is first read, as NCCL does: a read premultiplies only while the
+     * piece still holds the caller's input, that is, until a step of this call overwrote it (in place, through the
+     * output chunk at the same address). Computed per call, only for PreMulSum and floating AVG.
+     */
+    private void trackRawInput()
+    {
+        java.util.Arrays.fill(inputWritten, -1);
+        final int in = BufferKind.INPUT.ordinal();
+        final int out = BufferKind.OUTPUT.ordinal();
+        for (int j = 0; j < outputAlias.length; j++)
+        {
+            final long address = baseAddress[out] + chunkStart[out][j] * elementSize;
+            int alias = -1;
+            for (int k = 0; k < inputWritten.length && alias < 0; k++)
+            {
+                if (baseAddress[in] + chunkStart[in][k] * elementSize == address &&
+                    chunkLength[in][k] == chunkLength[out][j] && chunkLength[in][k] > 0)
+                {
+                    alias = k;
+                }
+            }
+            outputAlias[j] = alias;
+        }
+    }
+
+    /** @return the input chunk a (buffer, chunk) shares memory with, or -1. */
+    private int inputChunkOf(final int buffer, final int chunk)
+    {
+        return buffer == BufferKind.INPUT.ordinal() ? chunk :
+            buffer == BufferKind.OUTPUT.ordinal() ? outputAlias[chunk] : -1;
     }
 
     /** Cuts the buffers into chunks and the chunks into pieces; only when the counts or the grain change. */
@@ -292,7 +336,6 @@ final class RankExecution
             final int srcChunk = worker.field(step, StepDescriptor.SRC_CHUNK);
             final int dstChunk = worker.field(step, StepDescriptor.DST_CHUNK);
             final int chunkCount = worker.field(step, StepDescriptor.CHUNK_COUNT);
-            final boolean premulSrc = premulInput && srcBuffer == BufferKind.INPUT.ordinal();
             final long inSlot = op.receives() ? checkedSlot(op) : 0;
             final long outSlot = op.sends() ? send.slotAddress() : 0;
             long slotOffset = 0;
@@ -312,6 +355,7 @@ final class RankExecution
                     src = 0;
                 }
                 dst = op.writesDestination() ? address(dstBuffer, dstChunk + j) : 0;
+                final boolean premulSrc = premulInput && op.readsSource() && rawInput(srcBuffer, srcChunk + j);
                 final long bytes = n * elementSize;
                 final long in = inSlot + slotOffset;
                 final long out = outSlot + slotOffset;
@@ -324,10 +368,19 @@ final class RankExecution
                     case RECV_REDUCE_COPY -> reducer.reduce(in, false, src, premulSrc, dst, n);
                     case RECV_REDUCE_COPY_SEND -> reduceTwice(in, src, premulSrc, dst, out, n);
                     case COPY -> copy(src, premulSrc, dst, n);
-                    case REDUCE -> reducer.reduce(dst, false, src, premulSrc, dst, n);
+                    case REDUCE -> reducer.reduce(dst, premulInput && rawInput(dstBuffer, dstChunk + j), src,
+                        premulSrc, dst, n);
                     default -> throw new IllegalStateException("unreachable: " + op);
                 }
                 slotOffset += bytes;
+                if (premulInput && op.writesDestination())
+                {
+                    final int written = inputChunkOf(dstBuffer, dstChunk + j);
+                    if (written >= 0)
+                    {
+                        inputWritten[written] = Math.max(inputWritten[written], iteration);
+                    }
+                }
             }
             if (op.receives())
             {
@@ -363,6 +416,13 @@ final class RankExecution
                 " at step " + step + " (" + worker.opcode(step).mscclName() + ") received from rank " +
                 recv.peer() + " on channel " + worker.channel() + " " + what +
                 ": the ranks do not run the same sequence of calls");
+        }
+
+        /** @return true while piece {@code iteration} of a chunk still holds the caller's input. */
+        private boolean rawInput(final int buffer, final int chunk)
+        {
+            final int k = inputChunkOf(buffer, chunk);
+            return k >= 0 && inputWritten[k] < iteration;
         }
 
         /** @return elements of piece {@code iteration} of a chunk (0 when the chunk is shorter). */

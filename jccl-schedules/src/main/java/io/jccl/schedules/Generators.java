@@ -4,7 +4,10 @@ import io.jccl.Algorithm;
 import io.jccl.Collective;
 import io.jccl.Topology;
 
-/** Picks the generator of an algorithm; a TREE request for a collective a tree cannot compute runs RING. */
+/**
+ * Picks the generator of an algorithm; a TREE request for a collective a tree cannot compute runs RING, and
+ * AllToAll always runs the direct exchange.
+ */
 public final class Generators
 {
     private Generators()
@@ -32,6 +35,10 @@ public final class Generators
     public static Program generate(final Algorithm algorithm, final Collective collective, final Topology topology,
         final int channels, final int root)
     {
+        if (collective == Collective.ALL_TO_ALL)
+        {
+            return DirectGenerator.allToAll(topology, channels);
+        }
         return switch (effective(algorithm, collective))
         {
             case RING -> RingGenerator.generate(collective, topology, channels, root);

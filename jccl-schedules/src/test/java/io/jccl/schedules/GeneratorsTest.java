@@ -177,4 +177,25 @@ class GeneratorsTest
         assertEquals(Algorithm.RING, Generators.effective(Algorithm.TREE, Collective.REDUCE_SCATTER));
         assertEquals(Algorithm.TREE, Generators.effective(Algorithm.TREE, Collective.ALL_REDUCE));
     }
+
+    @Test
+    void shouldDeliverBlockRankOfEveryPeerWhenDirectAllToAll()
+    {
+        for (final int n : RANKS)
+        {
+            for (final int c : CHANNELS)
+            {
+                final SymbolicRun run = run(Algorithm.RING, Collective.ALL_TO_ALL, n, c, -1);
+                for (int r = 0; r < n; r++)
+                {
+                    final List<String> out = run.output(r);
+                    for (int k = 0; k < n * c; k++)
+                    {
+                        // output block q on rank r holds peer q's input block r (same symbol: the peer's rank)
+                        assertEquals(Integer.toString(k / c), out.get(k), "n=" + n + " rank " + r);
+                    }
+                }
+            }
+        }
+    }
 }

@@ -116,4 +116,46 @@ public record MscclSchedule(Program program, String name, Collective collective,
         }
         return nchunksperloop;
     }
+
+    /**
+     * MSCCL's selection rule for one call: the collective, the rank count, in-place or out-of-place as declared,
+     * {@code minBytes <= nBytes <= maxBytes}, and the element count {@code N} (the count of the collective's whole
+     * per-rank buffer: {@code count x ngpus} for AllGather and ReduceScatter and AllToAll's per-peer count, else
+     * {@code count}) divisible by {@code nchunksperloop}.
+     *
+     * @param collective the call's collective.
+     * @param ranks      the communicator's rank count.
+     * @param inPlace    whether the call is in place.
+     * @param nBytes     the call's size in NCCL's {@code nBytes}.
+     * @param elements   {@code N} as above.
+     * @return null when this schedule serves the call, else why not (for logs and the bench).
+     */
+    public String whyNot(final Collective collective, final int ranks, final boolean inPlace, final long nBytes,
+        final long elements)
+    {
+        if (collective != this.collective)
+        {
+            return "it computes " + this.collective.xmlName() + ", not " + collective.xmlName();
+        }
+        if (ranks != ngpus)
+        {
+            return "it is for " + ngpus + " ranks, not " + ranks;
+        }
+        if (inPlace ? !this.inPlace : !outOfPlace)
+        {
+            return "it does not serve " + (inPlace ? "in-place" : "out-of-place") + " calls";
+        }
+        if (nBytes < minBytes || nBytes > maxBytes)
+        {
+            return nBytes + " bytes is outside [" + minBytes + ", " + (maxBytes == Long.MAX_VALUE ? "unbounded" :
+                Long.toString(maxBytes)) + "]";
+        }
+        if (elements % nchunksperloop != 0)
+        {
+            final long below = elements / nchunksperloop * nchunksperloop;
+            return elements + " elements do not divide into its " + nchunksperloop + " chunks per loop; the " +
+                "nearest counts that do are " + below + " and " + (below + nchunksperloop);
+        }
+        return null;
+    }
 }

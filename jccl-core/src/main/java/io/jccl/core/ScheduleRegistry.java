@@ -1,0 +1,94 @@
+package io.jccl.core;
+
+import io.jccl.Collective;
+import io.jccl.JcclInvalidArgumentException;
+import io.jccl.schedules.msccl.MscclReader;
+import io.jccl.schedules.msccl.MscclSchedule;
+import io.jccl.schedules.msccl.MscclValidator;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The MSCCL XML schedules registered on a communicator ({@code JCCL_SCHEDULE_FILES}, {@link Context#scheduleFiles()}),
+ * loaded and validated once at creation; a call runs the first that matches it, as MSCCL's executor picks.
+ */
+final class ScheduleRegistry
+{
+    private final List<MscclSchedule> schedules;
+
+    private ScheduleRegistry(final List<MscclSchedule> schedules)
+    {
+        this.schedules = schedules;
+    }
+
+    /**
+     * @param paths files, or directories whose {@code *.xml} files are read in sorted order.
+     * @return the registry.
+     * @throws JcclInvalidArgumentException naming the file when one cannot be read, is malformed or invalid
+     *                                      ({@link io.jccl.schedules.msccl.MscclFormatException} lists every error).
+     */
+    static ScheduleRegistry load(final List<Path> paths)
+    {
+        final List<MscclSchedule> schedules = new ArrayList<>();
+        for (final Path path : paths)
+        {
+            for (final Path file : files(path))
+            {
+                // the reader and the validator throw MscclFormatException (an invalid argument) listing every error
+                final MscclSchedule schedule = new MscclReader().read(file);
+                MscclValidator.validate(schedule);
+                schedules.add(schedule);
+            }
+        }
+        return new ScheduleRegistry(List.copyOf(schedules));
+    }
+
+    private static List<Path> files(final Path path)
+    {
+        if (!Files.isDirectory(path))
+        {
+            if (!Files.isRegularFile(path))
+            {
+                throw new JcclInvalidArgumentException(Context.SCHEDULE_FILES_PROP_NAME + ": " + path +
+                    " is neither a file nor a directory");
+            }
+            return List.of(path);
+        }
+        try (Stream<Path> entries = Files.list(path))
+        {
+            return entries.filter(p -> p.toString().endsWith(".xml") && Files.isRegularFile(p)).sorted().toList();
+        }
+        catch (final IOException ex)
+        {
+            throw new JcclInvalidArgumentException(Context.SCHEDULE_FILES_PROP_NAME + ": cannot list " + path + ": " +
+                ex.getMessage());
+        }
+    }
+
+    boolean isEmpty()
+    {
+        return schedules.isEmpty();
+    }
+
+    /**
+     * @return the first schedule that serves the call, or null.
+     */
+    MscclSchedule select(final Collective collective, final int ranks, final boolean inPlace, final long count,
+        final int elementSize)
+    {
+        final long elements = collective.totalCount(count, ranks);
+        for (final MscclSchedule schedule : schedules)
+        {
+            if (schedule.whyNot(collective, ranks, inPlace, elements * elementSize, elements) == null)
+            {
+                return schedule;
+            }
+        }
+        return null;
+    }
+}
