@@ -8,11 +8,18 @@ import io.jccl.JcclInvalidArgumentException;
 import io.jccl.ReduceOp;
 import io.jccl.Stream;
 import io.jccl.Work;
+import io.jccl.Algorithm;
+import io.jccl.Protocol;
+import io.jccl.Topology;
+import io.jccl.schedules.Generators;
+import io.jccl.schedules.Program;
 import io.jccl.schedules.msccl.MscclReader;
+import io.jccl.schedules.msccl.MscclWriter;
 import io.jccl.schedules.msccl.MscclSchedule;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -85,6 +92,32 @@ class ScheduleExecutionTest
     void shouldPremultiplyInputOnceWhenSumScheduleServesPreMulSum(final Path file)
     {
         run(file, ReduceOp.preMulSum(3));
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldComputeExactlyWhenExportedBuiltInRunsAsSchedule(@TempDir final Path dir) throws IOException
+    {
+        for (final int n : new int[] {2, 3, 5, 8})
+        {
+            for (final Collective coll : new Collective[] {Collective.ALL_REDUCE, Collective.ALL_GATHER,
+                Collective.REDUCE_SCATTER, Collective.ALL_TO_ALL})
+            {
+                for (final boolean inPlace : new boolean[] {false, true})
+                {
+                    final Program program = Generators.generate(Algorithm.RING, coll, Topology.singleProcess(n), 2,
+                        -1);
+                    final Path file = dir.resolve(coll.xmlName() + n + inPlace + ".xml");
+                    Files.writeString(file, MscclWriter.write(program, Protocol.SIMPLE, inPlace, !inPlace));
+                    final MscclSchedule schedule = new MscclReader().read(file);
+                    final Communicator[] comms = Jccl.initAll(new Context().scheduleFiles(List.of(file)), n);
+                    final long count = schedule.nchunksperloop() * 5L / (coll == Collective.ALL_REDUCE ? 1 : n);
+                    runOnce(comms, schedule, count, ReduceOp.SUM, inPlace);
+                    runOnce(comms, schedule, count, ReduceOp.preMulSum(3), inPlace);
+                    close(comms);
+                }
+            }
+        }
     }
 
     @Test
@@ -179,7 +212,7 @@ class ScheduleExecutionTest
         {
             w.join();
         }
-        final int scale = op.kind() == ReduceOp.Kind.PREMULSUM ? (int)op.scalar() : 1;
+        final int scale = op.kind() == ReduceOp.Kind.PREMULSUM && coll.isReducing() ? (int)op.scalar() : 1;
         for (int r = 0; r < n; r++)
         {
             for (long i = 0; i < out; i++)
