@@ -8,6 +8,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -15,7 +16,8 @@ import java.util.Locale;
 
 /**
  * The flags of the tools: nccl-tests' own letters, long names and defaults ({@code src/common.cu}), then jccl's
- * ({@code --timeout-ms}, {@code --algo}, {@code --channels}, {@code --chunk-bytes}). Sizes take K, M and G suffixes;
+ * ({@code --timeout-ms}, {@code --algo}, {@code --channels}, {@code --chunk-bytes}, {@code --schedule}). Sizes take
+ * K, M and G suffixes;
  * integers take C notation ({@code 0x10}).
  * <p>
  * nccl-tests flags that have no meaning on jccl's host backend are accepted so that scripts run unchanged:
@@ -150,6 +152,11 @@ public final class BenchOptions
         description = "jccl: pipelining grain, K/M suffixes allowed (JCCL_CHUNK_SIZE)")
     private Long chunkBytes;
 
+    @Option(names = "--schedule", paramLabel = "<file.xml>",
+        description = "jccl: run this MSCCL XML schedule wherever it applies (replaces JCCL_SCHEDULE_FILES); " +
+            "rows it does not apply to run the built-in and are named on stderr and after the table")
+    private Path schedule;
+
     /**
      * Checks ranges and names, naming the flag of a bad value.
      *
@@ -194,6 +201,11 @@ public final class BenchOptions
         if (timeoutMs != null && timeoutMs < 1)
         {
             throw new IllegalArgumentException("--timeout-ms " + timeoutMs + " must be at least 1");
+        }
+        if (schedule != null && algo != null)
+        {
+            throw new IllegalArgumentException("--schedule and --algo " + algo + " together: a pinned algorithm " +
+                "beats a schedule, so " + schedule + " would never run; give one of them");
         }
     }
 
@@ -432,6 +444,12 @@ public final class BenchOptions
     public Integer chunkBytes()
     {
         return chunkBytes == null ? null : Math.toIntExact(chunkBytes);
+    }
+
+    /** @return {@code --schedule}, or null to run the built-in algorithms (and any JCCL_SCHEDULE_FILES). */
+    public Path schedule()
+    {
+        return schedule;
     }
 
     private static void positive(final long value, final String flag)

@@ -18,7 +18,9 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -27,6 +29,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * size measures the out-of-place and then the in-place call (warm-up, then {@code -n} timed iterations, the time
  * per iteration combined over threads by {@code -a}), checks the results ({@code -c}), and prints nccl-tests' table
  * on the given stream. Logs and errors go to stderr through slf4j.
+ * <p>
+ * With {@code --schedule}, the header names the file, every (type, size, placement) the file does not apply to is
+ * named on the error stream with the reason (jccl runs its built-in algorithm there), and one {@code #} line after
+ * the table lists them; the table's columns stay nccl-tests'.
  */
 public final class BenchRunner
 {
@@ -41,8 +47,12 @@ public final class BenchRunner
 
     private final BenchTool tool;
     private final BenchOptions options;
+    private final BenchSchedule schedule;
     private final CommunicatorFactory factory;
     private final PrintStream out;
+    private final PrintStream err;
+    /** Written by thread 0 only: "type size" to the placements that ran the built-in instead of the schedule. */
+    private final Map<String, List<String>> fallbacks = new LinkedHashMap<>();
     private final int nThreads;
     private final int nGpus;
     private final int nRanks;
@@ -55,18 +65,22 @@ public final class BenchRunner
     private ThreadSync sync;
 
     /**
-     * @param tool    the collective.
-     * @param options validated flags.
-     * @param factory where ranks come from.
-     * @param out     where the table goes (stdout for the tools).
+     * @param tool     the collective.
+     * @param options  validated flags.
+     * @param schedule the loaded {@code --schedule} file, or null.
+     * @param factory  where ranks come from.
+     * @param out      where the table goes (stdout for the tools).
+     * @param err      where the rows a schedule does not apply to are named (stderr for the tools).
      */
-    public BenchRunner(final BenchTool tool, final BenchOptions options, final CommunicatorFactory factory,
-        final PrintStream out)
+    public BenchRunner(final BenchTool tool, final BenchOptions options, final BenchSchedule schedule,
+        final CommunicatorFactory factory, final PrintStream out, final PrintStream err)
     {
         this.tool = tool;
         this.options = options;
+        this.schedule = schedule;
         this.factory = factory;
         this.out = out;
+        this.err = err;
         this.nThreads = options.nThreads();
         this.nGpus = options.nGpus();
         this.nRanks = options.nRanks();
@@ -125,6 +139,16 @@ public final class BenchRunner
         for (int rank = 0; rank < nRanks; rank++)
         {
             out.println(TableFormatter.deviceLine(rank, pid, hostname, rank));
+        }
+        if (schedule != null)
+        {
+            out.println(schedule.headerLine());
+            if (!schedule.verdict().correct())
+            {
+                err.println(tool.toolName() + ": warning: " + schedule.file() + " does not compute what it " +
+                    "declares; running it anyway, so that the #wrong columns show it: " + schedule.verdict());
+                err.flush();
+            }
         }
         final long limit = bytesPerBufferLimit();
         if (maxBytes > limit)
@@ -226,12 +250,60 @@ public final class BenchRunner
         }
         final double avgBusBw = bwSum / bwCount;
         final double minBusBw = minBusBandwidth();
+        if (schedule != null)
+        {
+            out.println(fallbackLine());
+        }
         out.println(TableFormatter.outOfBoundsLine(errors));
         out.println(TableFormatter.avgBusBandwidthLine(avgBusBw, minBusBw));
         out.println("#");
         out.println();
         out.flush();
         return errors != 0 || (minBusBw >= 0 && avgBusBw < minBusBw * 0.9) ? EXIT_FAILURE : EXIT_OK;
+    }
+
+    /**
+     * @return {@code # Built-in ran where schedule <name> does not apply: float 1024 (out-of-place, in-place), ...},
+     *         or {@code # Schedule <name> ran every row}.
+     */
+    private String fallbackLine()
+    {
+        final String name = schedule.schedule().name();
+        if (fallbacks.isEmpty())
+        {
+            return "# Schedule " + name + " ran every row";
+        }
+        final StringBuilder sb = new StringBuilder("# Built-in ran where schedule ").append(name)
+            .append(" does not apply:");
+        String separator = " ";
+        for (final Map.Entry<String, List<String>> entry : fallbacks.entrySet())
+        {
+            sb.append(separator).append(entry.getKey()).append(" (").append(String.join(", ", entry.getValue()))
+                .append(')');
+            separator = ", ";
+        }
+        return sb.toString();
+    }
+
+    /** Thread 0: names a row's placement that runs the built-in instead of the schedule, once per run. */
+    private void reportFallback(final Shape shape, final DataType type, final boolean inPlace)
+    {
+        final String placement = inPlace ? "in-place" : "out-of-place";
+        final String reason = schedule.whyNot(tool, nRanks, inPlace, shape.totalBytes(), shape.elementSize());
+        if (reason == null)
+        {
+            return;
+        }
+        final List<String> placements = fallbacks.computeIfAbsent(type.ncclTestsName() + " " + shape.totalBytes(),
+            k -> new ArrayList<>(2));
+        if (placements.contains(placement))
+        {
+            return;
+        }
+        placements.add(placement);
+        err.println(tool.toolName() + ": size " + shape.totalBytes() + " (" + type.ncclTestsName() + ", " +
+            placement + ") runs the built-in: schedule " + schedule.schedule().name() + " does not apply: " + reason);
+        err.flush();
     }
 
     private void fail(final Throwable error)
@@ -370,6 +442,11 @@ public final class BenchRunner
                     final Shape shape = Shape.of(tool, size, type, nRanks);
                     final StringBuilder row = new StringBuilder(TableFormatter.rowParameters(
                         shape.totalBytes(), shape.counts().paramCount(), type.ncclTestsName(), opName, root));
+                    if (schedule != null && thread == 0)
+                    {
+                        reportFallback(shape, type, false);
+                        reportFallback(shape, type, true);
+                    }
                     benchTime(shape, type, op, root, false, row);
                     benchTime(shape, type, op, root, true, row);
                     if (thread == 0)

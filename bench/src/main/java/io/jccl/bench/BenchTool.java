@@ -11,7 +11,7 @@ import io.jccl.Work;
 import java.util.Arrays;
 
 /**
- * The five tools, with what differs between them in nccl-tests: the buffer counts per message size, the bandwidth
+ * The six tools, with what differs between them in nccl-tests: the buffer counts per message size, the bandwidth
  * arithmetic, whether the table shows an operator and a root, and the call itself.
  */
 public enum BenchTool
@@ -25,7 +25,12 @@ public enum BenchTool
     /** {@code broadcast_perf}: busbw = algbw. */
     BROADCAST("broadcast_perf", Collective.BROADCAST),
     /** {@code reduce_perf}: busbw = algbw. */
-    REDUCE("reduce_perf", Collective.REDUCE);
+    REDUCE("reduce_perf", Collective.REDUCE),
+    /**
+     * {@code alltoall_perf}: size is the whole per-rank buffer (one block per peer); busbw = algbw x (n-1)/n, since
+     * the block a rank keeps for itself crosses no link.
+     */
+    ALL_TO_ALL("alltoall_perf", Collective.ALL_TO_ALL);
 
     /** What the table prints as the operator of a collective without one. */
     public static final String NO_OP_NAME = "none";
@@ -66,9 +71,11 @@ public enum BenchTool
     }
 
     /**
-     * The counts of one call, as nccl-tests' {@code getCollByteCount}. AllGather and ReduceScatter split the
-     * message into per-rank blocks aligned down to 16 bytes ({@code (count / nRanks) & -(16 / elementSize)}), so
-     * their table size is a multiple of {@code 16 x nRanks} bytes and small sizes become 0.
+     * The counts of one call, as nccl-tests' {@code getCollByteCount}. AllGather, ReduceScatter and AllToAll split
+     * the message into per-rank blocks aligned down to 16 bytes ({@code (count / nRanks) & -(16 / elementSize)}), so
+     * their table size is a multiple of {@code 16 x nRanks} bytes and small sizes become 0. AllToAll's count is the
+     * block sent to each peer; its send and receive buffers both hold {@code nRanks} blocks, and in place both are
+     * the receive buffer from its start.
      *
      * @param count       elements of the message size ({@code size / elementSize}).
      * @param elementSize bytes per element.
@@ -89,6 +96,11 @@ public enum BenchTool
                 final long base = alignedBlock(count, elementSize, nRanks);
                 yield new CollByteCount(base * nRanks, base, base, 0, base);
             }
+            case ALL_TO_ALL ->
+            {
+                final long base = alignedBlock(count, elementSize, nRanks);
+                yield new CollByteCount(base * nRanks, base * nRanks, base, 0, 0);
+            }
             default -> new CollByteCount(count, count, count, 0, 0);
         };
     }
@@ -105,8 +117,7 @@ public enum BenchTool
     public double algorithmBandwidth(final long paramCount, final int elementSize, final double seconds,
         final int nRanks)
     {
-        final double bytes = (double)paramCount * elementSize * (this == ALL_GATHER || this == REDUCE_SCATTER ?
-            nRanks : 1);
+        final double bytes = (double)paramCount * elementSize * (blocksPerRank() ? nRanks : 1);
         return bytes / 1.0E9 / seconds;
     }
 
@@ -115,14 +126,14 @@ public enum BenchTool
      * each link carries with the optimal algorithm).
      *
      * @param nRanks rank count.
-     * @return 2(n-1)/n for AllReduce, (n-1)/n for AllGather and ReduceScatter, 1 for Broadcast and Reduce.
+     * @return 2(n-1)/n for AllReduce, (n-1)/n for AllGather, ReduceScatter and AllToAll, 1 for Broadcast and Reduce.
      */
     public double busBandwidthFactor(final int nRanks)
     {
         return switch (this)
         {
             case ALL_REDUCE -> 2.0 * (nRanks - 1) / nRanks;
-            case ALL_GATHER, REDUCE_SCATTER -> (double)(nRanks - 1) / nRanks;
+            case ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL -> (double)(nRanks - 1) / nRanks;
             default -> 1.0;
         };
     }
@@ -135,7 +146,7 @@ public enum BenchTool
      * @param recv   receive buffer.
      * @param count  the count argument ({@link CollByteCount#paramCount()}).
      * @param type   element type.
-     * @param op     operator (ignored by AllGather and Broadcast).
+     * @param op     operator (ignored by AllGather, Broadcast and AllToAll).
      * @param root   root (ignored unless rooted).
      * @param stream ordering domain.
      * @return the call's handle.
@@ -150,7 +161,17 @@ public enum BenchTool
             case REDUCE_SCATTER -> comm.reduceScatter(send, recv, count, type, op, stream);
             case BROADCAST -> comm.broadcast(send, recv, count, type, root, stream);
             case REDUCE -> comm.reduce(send, recv, count, type, op, root, stream);
+            case ALL_TO_ALL -> comm.allToAll(send, recv, count, type, stream);
         };
+    }
+
+    /**
+     * @return true when the count is a per-rank block and the buffers hold {@code nRanks} of them on one side
+     *         (AllGather's output, ReduceScatter's input) or both (AllToAll).
+     */
+    public boolean blocksPerRank()
+    {
+        return this == ALL_GATHER || this == REDUCE_SCATTER || this == ALL_TO_ALL;
     }
 
     /**

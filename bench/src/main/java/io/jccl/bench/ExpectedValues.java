@@ -7,8 +7,10 @@ import io.jccl.ReduceOp;
  * arithmetic, never by calling jccl.
  * <p>
  * Elements are addressed by a global output index {@code g}: the element index for AllReduce, Reduce and
- * Broadcast, the index in the gathered buffer for AllGather ({@code g = rank x block + k}), and the index in the
- * full reduced vector for ReduceScatter (rank r's output element k is {@code g = r x block + k}).
+ * Broadcast, the index in the gathered buffer for AllGather ({@code g = rank x block + k}), the index in the
+ * full reduced vector for ReduceScatter (rank r's output element k is {@code g = r x block + k}), and for AllToAll
+ * the index over every rank's whole receive buffer (rank r's element {@code q x block + k}, which comes from rank q's
+ * input element {@code r x block + k}, is {@code g = r x nRanks x block + q x block + k}).
  * <p>
  * How results compare ({@link #comparison()}): integers and copies bit for bit; floating SUM, PROD, MIN and MAX by
  * value, exactly (the inputs make every partial result exact); floating AVG and PreMulSum within a tolerance,
@@ -47,7 +49,8 @@ public final class ExpectedValues
     /**
      * @param tool    the collective.
      * @param pattern the inputs (its operator kind is null for AllGather and Broadcast).
-     * @param block   elements per rank block: the count of AllGather and ReduceScatter (unused otherwise).
+     * @param block   elements per rank block: the count of AllGather, ReduceScatter and AllToAll (unused
+     *                otherwise).
      * @param root    root of Broadcast and Reduce.
      * @param scalar  PreMulSum's scalar as given to {@link ReduceOp#preMulSum(double)} (converted to the element
      *                type here, as jccl does: truncated for integers).
@@ -160,6 +163,13 @@ public final class ExpectedValues
         if (tool == BenchTool.ALL_GATHER)
         {
             return pattern.input((int)(g / block), g % block);
+        }
+        if (tool == BenchTool.ALL_TO_ALL)
+        {
+            final long perRank = block * nRanks;
+            final long receiver = g / perRank;
+            final long within = g % perRank;
+            return pattern.input((int)(within / block), receiver * block + within % block);
         }
         return pattern.input(root, g);
     }

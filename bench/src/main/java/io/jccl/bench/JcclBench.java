@@ -10,14 +10,30 @@ import java.util.Arrays;
 /**
  * The entry point of the tools: {@code jccl-bench <tool> [flags]}, where the tool is one of nccl-tests' binaries
  * ({@code all_reduce_perf}, {@code all_gather_perf}, {@code reduce_scatter_perf}, {@code broadcast_perf},
- * {@code reduce_perf}; the {@code _perf} suffix may be left out) and the flags are nccl-tests' ({@link BenchOptions}).
+ * {@code reduce_perf}, {@code alltoall_perf}; the {@code _perf} suffix may be left out) and the flags are
+ * nccl-tests' ({@link BenchOptions}); and two commands for MSCCL XML schedules: {@code jccl-bench verify FILE...}
+ * ({@link VerifyCommand}) and {@code jccl-bench export --coll C -g N ...} ({@link ExportCommand}).
  * <p>
- * Exit status: 0 when every checked result was right, 1 when one was wrong or the run failed, 2 for bad arguments.
+ * Exit status: 0 when every checked result was right, 1 when one was wrong or the run failed, 2 for bad arguments
+ * (including a {@code --schedule} file that cannot be loaded, is invalid, or is for another collective or rank
+ * count); {@code verify} and {@code export} say their own.
  */
 public final class JcclBench
 {
     /** Exit status for bad arguments. */
     public static final int EXIT_USAGE = 2;
+
+    /** The top-level usage, on {@code -h} and when no tool is given. */
+    static final String USAGE = String.join(System.lineSeparator(),
+        "usage: jccl-bench <tool> [nccl-tests flags] [--schedule FILE]",
+        "         run a benchmark as nccl-tests does; tool one of " + BenchTool.names() + "; <tool> -h lists the " +
+            "flags; --schedule runs an MSCCL XML file wherever it applies",
+        "       jccl-bench verify [--strict] FILE...",
+        "         check MSCCL XML schedules: OK or every error (line, element path), and whether each computes the " +
+            "collective it declares; --strict adds what MSCCL's C executors would refuse",
+        "       jccl-bench export --coll <collective> [--algo ring|tree] -g <ranks> [--channels C] [--root R] " +
+            "[--proto simple|ll|ll128]",
+        "         write a built-in algorithm as MSCCL XML on stdout");
 
     private static final Logger LOG = LoggerFactory.getLogger(JcclBench.class);
 
@@ -63,9 +79,17 @@ public final class JcclBench
         if (args.length == 0 || "-h".equals(args[0]) || "--help".equals(args[0]))
         {
             final PrintStream to = args.length == 0 ? err : out;
-            to.println("usage: jccl-bench <tool> [nccl-tests flags], tool one of " + BenchTool.names() +
-                "; <tool> -h lists the flags");
+            to.println(USAGE);
             return args.length == 0 ? EXIT_USAGE : BenchRunner.EXIT_OK;
+        }
+        final String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        if ("verify".equals(args[0]))
+        {
+            return VerifyCommand.run(rest, out, err);
+        }
+        if ("export".equals(args[0]))
+        {
+            return ExportCommand.run(rest, out, err);
         }
         final BenchTool tool;
         try
@@ -74,14 +98,14 @@ public final class JcclBench
         }
         catch (final IllegalArgumentException ex)
         {
-            err.println("jccl-bench: " + ex.getMessage());
+            err.println("jccl-bench: " + ex.getMessage() + ", or verify, export (jccl-bench -h)");
             return EXIT_USAGE;
         }
         final BenchOptions options = new BenchOptions();
         final CommandLine commandLine = new CommandLine(options).setCommandName(tool.toolName());
         try
         {
-            commandLine.parseArgs(Arrays.copyOfRange(args, 1, args.length));
+            commandLine.parseArgs(rest);
         }
         catch (final CommandLine.ParameterException ex)
         {
@@ -103,9 +127,20 @@ public final class JcclBench
             err.println(tool.toolName() + ": " + ex.getMessage());
             return EXIT_USAGE;
         }
+        final BenchSchedule schedule;
         try
         {
-            return new BenchRunner(tool, options, factory, out).run();
+            schedule = options.schedule() == null ? null : BenchSchedule.load(options.schedule(), tool,
+                options.nRanks());
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println(tool.toolName() + ": " + ex.getMessage());
+            return EXIT_USAGE;
+        }
+        try
+        {
+            return new BenchRunner(tool, options, schedule, factory, out, err).run();
         }
         catch (final RuntimeException | OutOfMemoryError ex)
         {

@@ -5,9 +5,13 @@ import io.jccl.Communicator;
 import io.jccl.core.Context;
 import io.jccl.core.Jccl;
 
+import java.nio.file.Path;
+import java.util.List;
+
 /**
- * Ranks from jccl: {@link Jccl#initAll(Context, int)} with a {@link Context} built from the flags, and jccl's group
- * calls. Settings not given on the command line keep the context's defaults (the {@code JCCL_*} environment).
+ * Ranks from jccl: {@link Jccl#initAll(Context, int)} with a {@link Context} built from the flags ({@code --schedule}
+ * registers its file through {@link Context#scheduleFiles(List)}), and jccl's group calls. Settings not given on
+ * the command line keep the context's defaults (the {@code JCCL_*} environment).
  */
 public final class JcclCommunicatorFactory implements CommunicatorFactory
 {
@@ -40,6 +44,12 @@ public final class JcclCommunicatorFactory implements CommunicatorFactory
         {
             context.chunkBytes(chunkBytes);
         }
+        final Path schedule = options.schedule();
+        if (schedule != null)
+        {
+            // the one file replaces JCCL_SCHEDULE_FILES, so that the rows the bench reports are this file's
+            context.scheduleFiles(List.of(schedule));
+        }
         return context;
     }
 
@@ -49,7 +59,7 @@ public final class JcclCommunicatorFactory implements CommunicatorFactory
         final Context context = context(options);
         description = "jccl timeoutMs=" + context.timeoutMs() + " algorithm=" +
             (context.algorithm() == null ? "auto" : context.algorithm().lowerName()) + " channels=" +
-            context.channels() + " chunkBytes=" + context.chunkBytes();
+            context.channels() + " chunkBytes=" + context.chunkBytes() + " schedules=" + context.scheduleFiles();
         return Jccl.initAll(context, nRanks);
     }
 

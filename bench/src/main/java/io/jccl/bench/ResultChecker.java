@@ -247,7 +247,12 @@ public final class ResultChecker
     /** Global output index ({@link ExpectedValues}) of the rank's first output element. */
     private long outputBase(final int rank)
     {
-        return tool == BenchTool.REDUCE_SCATTER ? counts.paramCount() * rank : 0;
+        return switch (tool)
+        {
+            case REDUCE_SCATTER -> counts.paramCount() * rank;
+            case ALL_TO_ALL -> counts.recvCount() * rank;
+            default -> 0;
+        };
     }
 
     private int byteIndex(final HostBuffer alloc, final long element)

@@ -1,7 +1,9 @@
 /**
  * The command-line tools that mirror nccl-tests ({@code all_reduce_perf}, {@code all_gather_perf},
- * {@code reduce_scatter_perf}, {@code broadcast_perf}, {@code reduce_perf}): the same flags, the same table on
- * stdout, the same bandwidth arithmetic, so that jccl's numbers compare directly with NCCL's.
+ * {@code reduce_scatter_perf}, {@code broadcast_perf}, {@code reduce_perf}, {@code alltoall_perf}): the same flags,
+ * the same table on stdout, the same bandwidth arithmetic, so that jccl's numbers compare directly with NCCL's; any
+ * of them runs an MSCCL XML schedule with {@code --schedule}. Two commands serve schedule authors:
+ * {@code verify} ({@link io.jccl.bench.VerifyCommand}) and {@code export} ({@link io.jccl.bench.ExportCommand}).
  * <p>
  * Threading: {@link io.jccl.bench.BenchRunner} runs {@code -t} threads (thread 0 is the caller), each driving
  * {@code -g} ranks through group calls, exactly as nccl-tests does; the threads meet at barriers between

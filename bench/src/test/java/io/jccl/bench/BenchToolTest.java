@@ -45,6 +45,29 @@ class BenchToolTest
     }
 
     @Test
+    void shouldCutBothBuffersIntoAlignedPeerBlocksWhenAllToAll()
+    {
+        // nccl-tests' AlltoAllGetCollByteCount: paramcount = (count / nranks) & -(16 / eltSize), both buffers n blocks
+        final CollByteCount counts = BenchTool.ALL_TO_ALL.byteCount(262144, 4, 8);
+        assertEquals(new CollByteCount(262144, 262144, 32768, 0, 0), counts);
+        assertEquals(1048576, counts.tableBytes(4));
+        // 100 floats over 3 ranks: 33 per peer, aligned down to 4 floats: 32, buffers of 96
+        assertEquals(new CollByteCount(96, 96, 32, 0, 0), BenchTool.ALL_TO_ALL.byteCount(100, 4, 3));
+        assertEquals(0, BenchTool.ALL_TO_ALL.byteCount(7, 4, 2).tableBytes(4));
+        assertFalse(BenchTool.ALL_TO_ALL.hasOp());
+        assertFalse(BenchTool.ALL_TO_ALL.hasRoot());
+    }
+
+    @Test
+    void shouldCountEveryPeerBlockWhenAllToAllBandwidth()
+    {
+        // AlltoAllGetBw: count x nranks x typesize / sec, busbw factor (n-1)/n
+        assertEquals(8.0, BenchTool.ALL_TO_ALL.algorithmBandwidth(1000, 4, 4000 / 8.0e9 * 8, 8), 1e-9);
+        assertEquals(7.0 / 8, BenchTool.ALL_TO_ALL.busBandwidthFactor(8));
+        assertEquals(0.0, BenchTool.ALL_TO_ALL.busBandwidthFactor(1));
+    }
+
+    @Test
     void shouldApplyNcclTestsFactorWhenBusBandwidth()
     {
         assertEquals(2.0 * 7 / 8, BenchTool.ALL_REDUCE.busBandwidthFactor(8));
@@ -89,6 +112,7 @@ class BenchToolTest
         assertEquals(BenchTool.ALL_REDUCE, BenchTool.fromName("all_reduce_perf"));
         assertEquals(BenchTool.REDUCE_SCATTER, BenchTool.fromName("reduce_scatter"));
         assertEquals(BenchTool.BROADCAST, BenchTool.fromName("broadcast_perf"));
-        assertThrows(IllegalArgumentException.class, () -> BenchTool.fromName("alltoall_perf"));
+        assertEquals(BenchTool.ALL_TO_ALL, BenchTool.fromName("alltoall_perf"));
+        assertThrows(IllegalArgumentException.class, () -> BenchTool.fromName("sendrecv_perf"));
     }
 }

@@ -203,6 +203,19 @@ class ExpectedValuesTest
     }
 
     @Test
+    void shouldTakeOwnBlockOfEachPeerWhenAllToAll()
+    {
+        final DataPattern pattern = new DataPattern(DataType.INT32, null, 3, 42);
+        final ExpectedValues expected = new ExpectedValues(BenchTool.ALL_TO_ALL, pattern, 4, -1, 0);
+        // rank r's receive buffer holds 3 blocks of 4: block q is rank q's send block r
+        assertEquals(pattern.input(0, 1), expected.expectedBits(1));          // r=0, q=0, k=1
+        assertEquals(pattern.input(2, 3), expected.expectedBits(11));         // r=0, q=2, k=3
+        assertEquals(pattern.input(0, 4 + 2), expected.expectedBits(12 + 2)); // r=1, q=0, k=2
+        assertEquals(pattern.input(1, 8), expected.expectedBits(24 + 4));     // r=2, q=1, k=0
+        assertEquals(pattern.input(2, 11), expected.expectedBits(35));        // r=2, q=2, k=3
+    }
+
+    @Test
     void shouldCopyRootWhenBroadcast()
     {
         final DataPattern pattern = new DataPattern(DataType.INT8, null, 4, 42);

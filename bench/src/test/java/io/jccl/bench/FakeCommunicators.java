@@ -10,6 +10,7 @@ import io.jccl.Stream;
 import io.jccl.Work;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -80,7 +81,7 @@ final class FakeCommunicators
 
     private enum Kind
     {
-        ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, BROADCAST, REDUCE
+        ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, BROADCAST, REDUCE, ALL_TO_ALL
     }
 
     private record Call(Kind kind, HostBuffer send, HostBuffer recv, long count, DataType type, ReduceOp op, int root,
@@ -192,6 +193,23 @@ final class FakeCommunicators
                     for (int r = 0; r < nRanks; r++)
                     {
                         write(calls[r].recv(), codec, 0, results[r]);
+                    }
+                }
+                case ALL_TO_ALL ->
+                {
+                    // read every block before writing any: in place, send and recv are the same memory
+                    final long[][] inputs = new long[nRanks][];
+                    for (int q = 0; q < nRanks; q++)
+                    {
+                        inputs[q] = read(calls[q].send(), codec, 0, count * nRanks);
+                    }
+                    for (int r = 0; r < nRanks; r++)
+                    {
+                        for (int q = 0; q < nRanks; q++)
+                        {
+                            write(calls[r].recv(), codec, q * count,
+                                Arrays.copyOfRange(inputs[q], (int)(r * count), (int)((r + 1) * count)));
+                        }
                     }
                 }
             }
@@ -366,6 +384,13 @@ final class FakeCommunicators
             final ReduceOp op, final int root, final Stream stream)
         {
             return submit(Kind.REDUCE, send, recv, count, type, op, root);
+        }
+
+        @Override
+        public Work allToAll(final Buffer send, final Buffer recv, final long count, final DataType type,
+            final Stream stream)
+        {
+            return submit(Kind.ALL_TO_ALL, send, recv, count, type, ReduceOp.SUM, -1);
         }
 
         @Override

@@ -1,11 +1,15 @@
 package io.jccl.bench;
 
+import io.jccl.Algorithm;
+import io.jccl.Collective;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 
@@ -13,11 +17,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * all_reduce_perf in this JVM on jccl's runtime (two ranks, one thread, group calls): the tool exits 0 and prints
- * nccl-tests' table with every result checked right.
+ * The tools in this JVM on jccl's runtime (one thread, group calls): all_reduce_perf, alltoall_perf, and
+ * all_reduce_perf running MSCCL XML schedules; each exits 0 and prints nccl-tests' table with every result checked
+ * right.
  */
 class JcclBenchOnCoreTest
 {
+    private String stdout;
+    private String stderr;
+
     @Test
     @Timeout(120)
     void shouldPrintCheckedTableWhenAllReduceRunsOnJccl()
@@ -53,5 +61,79 @@ class JcclBenchOnCoreTest
         assertEquals("# Out of bounds values : 0 OK", lines.get(lines.size() - 5));
         assertTrue(lines.get(lines.size() - 4).startsWith("# Avg bus bandwidth    : "));
         assertEquals(List.of("#", "", ""), lines.subList(lines.size() - 3, lines.size()));
+    }
+
+    @Test
+    @Timeout(180)
+    void shouldExchangeEveryBlockWhenAllToAllRunsOnJccl()
+    {
+        final int status = runTool("alltoall_perf", "-b", "64", "-e", "64K", "-f", "4", "-g", "4", "-c", "1");
+        assertEquals(0, status, stdout + stderr);
+        // per peer: size / 4 bytes / 4 ranks, aligned down to 4 floats
+        final List<String> rows = assertEveryRowRight(new long[] {64, 256, 1024, 4096, 16384, 65536});
+        assertTrue(rows.get(0).startsWith("          64             4     float    none      -1"), rows.get(0));
+    }
+
+    @Test
+    @Timeout(180)
+    void shouldRunScheduleAndNameFallbackRowsWhenAllReducePerfGivenScheduleFile(@TempDir final Path dir)
+    {
+        // jccl's own ring for 4 ranks, written as MSCCL XML: 4 chunks, so 100 bytes (25 floats) runs the built-in
+        final Path file = ScheduleFixtures.builtIn(dir, Algorithm.RING, Collective.ALL_REDUCE, 4, 1);
+        final int status = runTool("all_reduce_perf", "-b", "100", "-e", "6400", "-f", "4", "-g", "4", "-c", "1",
+            "--schedule", file.toString());
+        assertEquals(0, status, stdout + stderr);
+        assertTrue(stdout.contains("\n# Using schedule: ring (" + file + ") allreduce ngpus=4 proto=Simple " +
+            "nchannels=1 nchunksperloop=4\n"), stdout);
+        assertEveryRowRight(new long[] {100, 400, 1600, 6400});
+        assertTrue(stdout.contains("\n# Built-in ran where schedule ring does not apply: float 100 (out-of-place, " +
+            "in-place)\n"), stdout);
+        assertTrue(stderr.contains("size 100 (float, in-place) runs the built-in: schedule ring does not apply: " +
+            "25 elements do not divide into its 4 chunks per loop"), stderr);
+    }
+
+    @Test
+    @Timeout(180)
+    void shouldRunTacclScheduleInPlaceWhenAllReducePerfGivenSharedFixture()
+    {
+        // TACCL's allreduce for 4 ranks: in place only, 3 chunks per loop
+        final Path file = ScheduleFixtures.shared("mcrl_TACCL-experiment-codebase__A_allreduce.A.n1.gpu4.i3.xml");
+        final int status = runTool("all_reduce_perf", "-b", "96", "-e", "6K", "-f", "4", "-g", "4", "-c", "1",
+            "--schedule", file.toString());
+        assertEquals(0, status, stdout + stderr);
+        assertEveryRowRight(new long[] {96, 384, 1536, 6144});
+        assertTrue(stdout.contains("\n# Built-in ran where schedule taccl does not apply: float 96 (out-of-place), " +
+            "float 384 (out-of-place), float 1536 (out-of-place), float 6144 (out-of-place)\n"), stdout);
+        assertTrue(stderr.contains("it does not serve out-of-place calls"), stderr);
+    }
+
+    private int runTool(final String... args)
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final String[] all = Arrays.copyOf(args, args.length + 6);
+        System.arraycopy(new String[] {"-w", "1", "-n", "2", "--timeout-ms", "60000"}, 0, all, args.length, 6);
+        final int status = JcclBench.run(all, new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+        stdout = out.toString(StandardCharsets.UTF_8);
+        stderr = err.toString(StandardCharsets.UTF_8);
+        return status;
+    }
+
+    private List<String> assertEveryRowRight(final long[] sizes)
+    {
+        final List<String> rows = Arrays.stream(stdout.split("\n")).filter(l -> !l.startsWith("#") && !l.isEmpty())
+            .toList();
+        assertEquals(sizes.length, rows.size(), stdout);
+        for (int i = 0; i < sizes.length; i++)
+        {
+            final String[] columns = rows.get(i).trim().split(" +");
+            assertEquals(13, columns.length, rows.get(i));
+            assertEquals(Long.toString(sizes[i]), columns[0], rows.get(i));
+            assertEquals("0", columns[8], "out-of-place #wrong: " + rows.get(i));
+            assertEquals("0", columns[12], "in-place #wrong: " + rows.get(i));
+        }
+        assertTrue(stdout.contains("\n# Out of bounds values : 0 OK\n"), stdout);
+        return rows;
     }
 }

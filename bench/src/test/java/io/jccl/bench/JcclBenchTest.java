@@ -137,7 +137,7 @@ class JcclBenchTest
     void shouldReturnUsageStatusWhenArgumentsBad()
     {
         assertEquals(JcclBench.EXIT_USAGE, run(FakeCommunicators.Fault.NONE));
-        assertEquals(JcclBench.EXIT_USAGE, run(FakeCommunicators.Fault.NONE, "alltoall_perf"));
+        assertEquals(JcclBench.EXIT_USAGE, run(FakeCommunicators.Fault.NONE, "sendrecv_perf"));
         assertTrue(stderr.contains("all_reduce_perf"), stderr);
         assertEquals(JcclBench.EXIT_USAGE, run(FakeCommunicators.Fault.NONE, "all_reduce_perf", "-b", "1M", "-e",
             "1K"));
@@ -148,11 +148,37 @@ class JcclBenchTest
     }
 
     @Test
+    void shouldListToolsAndScheduleCommandsWhenTopLevelHelp()
+    {
+        assertEquals(0, run(FakeCommunicators.Fault.NONE, "-h"));
+        assertTrue(stdout.contains("alltoall_perf"), stdout);
+        assertTrue(stdout.contains("--schedule FILE"), stdout);
+        assertTrue(stdout.contains("jccl-bench verify [--strict] FILE..."), stdout);
+        assertTrue(stdout.contains("jccl-bench export --coll <collective>"), stdout);
+        assertEquals(JcclBench.EXIT_USAGE, run(FakeCommunicators.Fault.NONE));
+        assertTrue(stderr.contains("jccl-bench verify"), stderr);
+    }
+
+    @Test
+    void shouldPrintNoneAndPeerBlockCountWhenAllToAll()
+    {
+        assertEquals(0, run(FakeCommunicators.Fault.NONE, "alltoall_perf", "-b", "1K", "-e", "1K", "-g", "4", "-w",
+            "0", "-n", "1"), stderr);
+        // 1024 bytes of float over 4 ranks: 64 elements to each peer
+        assertTrue(rows().get(0).startsWith("        1024            64     float    none      -1"), rows().get(0));
+        assertTrue(rows().get(0).endsWith("      0"), rows().get(0));
+        assertEquals(1, run(FakeCommunicators.Fault.FLIP_OUTPUT, "alltoall_perf", "-b", "1K", "-e", "1K", "-g",
+            "2", "-w", "0", "-n", "1"), stderr);
+        assertTrue(stdout.contains("# Out of bounds values : 2 FAILED"), stdout);
+    }
+
+    @Test
     void shouldPrintUsageOnStdoutWhenHelp()
     {
         assertEquals(0, run(FakeCommunicators.Fault.NONE, "all_reduce_perf", "-h"));
         assertTrue(stdout.startsWith("Usage: all_reduce_perf"), stdout);
         assertTrue(stdout.contains("-b, --minbytes=<min size in bytes>"), stdout);
         assertTrue(stdout.contains("--algo=<ring|tree>"), stdout);
+        assertTrue(stdout.contains("--schedule=<file.xml>"), stdout);
     }
 }

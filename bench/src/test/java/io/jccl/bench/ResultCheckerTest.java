@@ -159,6 +159,39 @@ class ResultCheckerTest
     }
 
     @Test
+    void shouldAcceptExchangedBlocksWhenAllToAll()
+    {
+        for (final boolean inPlace : new boolean[] {false, true})
+        {
+            // 1 KiB of int32 over 2 ranks: 128 elements per peer, both buffers 256
+            final ResultChecker checker = checker(BenchTool.ALL_TO_ALL, DataType.INT32, null, 1024, -1, inPlace);
+            final HostBuffer[] inputs = inPlace ? recvs : sends;
+            final int[][] snapshot = new int[N][256];
+            for (int q = 0; q < N; q++)
+            {
+                for (int e = 0; e < 256; e++)
+                {
+                    snapshot[q][e] = inputs[q].byteBuffer().getInt(4 * e);
+                }
+            }
+            for (int r = 0; r < N; r++)
+            {
+                for (int q = 0; q < N; q++)
+                {
+                    for (int k = 0; k < 128; k++)
+                    {
+                        recvs[r].byteBuffer().putInt(4 * (q * 128 + k), snapshot[q][r * 128 + k]);
+                    }
+                }
+            }
+            assertEquals(0, verify(checker), inPlace ? "in place" : "out of place");
+            recvs[1].byteBuffer().putInt(4 * 5, recvs[1].byteBuffer().getInt(4 * 5) ^ 1);
+            assertEquals(1, verify(checker));
+            assertNotNull(checker.firstMismatch());
+        }
+    }
+
+    @Test
     void shouldCoverCallAndGuardWhenWindow()
     {
         final ResultChecker checker = checker(BenchTool.ALL_GATHER, DataType.INT32, null, 1024, -1, true);
