@@ -39,7 +39,8 @@ final class CommGroup
     {
         this.context = context;
         this.topology = Topology.singleProcess(nRanks);
-        this.tuner = new PinnedTuner(context.algorithm(), context.channels(), context.chunkBytes());
+        this.tuner = new PinnedTuner(context.algorithm(), context.protocol(), context.channels(),
+            context.chunkBytes());
         this.schedules = ScheduleRegistry.load(context.scheduleFiles());
         this.communicators = new LocalCommunicator[nRanks];
         this.open = new AtomicInteger(nRanks);

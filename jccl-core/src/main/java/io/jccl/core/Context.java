@@ -3,6 +3,7 @@ package io.jccl.core;
 import io.jccl.Algorithm;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.Plan;
+import io.jccl.Protocol;
 
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -22,6 +23,8 @@ public final class Context
     public static final long TIMEOUT_MS_DEFAULT = 300_000;
     /** Pinned algorithm ({@code ring}, {@code tree}); unset lets jccl choose. */
     public static final String ALGO_PROP_NAME = "JCCL_ALGO";
+    /** Pinned protocol ({@code simple}, {@code ll}, {@code ll128}); unset lets jccl choose (SIMPLE today). */
+    public static final String PROTO_PROP_NAME = "JCCL_PROTO";
     /** Channels per call. */
     public static final String NCHANNELS_PROP_NAME = "JCCL_MAX_NCHANNELS";
     /** Default channels on the host backend: one (on few cores more channels only interleave). */
@@ -37,6 +40,7 @@ public final class Context
 
     private long timeoutMs = longSetting(TIMEOUT_MS_PROP_NAME, TIMEOUT_MS_DEFAULT);
     private Algorithm algorithm = algorithmSetting();
+    private Protocol protocol = protocolSetting();
     private int channels = (int)longSetting(NCHANNELS_PROP_NAME, NCHANNELS_DEFAULT);
     private int chunkBytes = (int)longSetting(CHUNK_SIZE_PROP_NAME, CHUNK_SIZE_DEFAULT);
     private boolean debugInfo = "INFO".equalsIgnoreCase(setting(DEBUG_PROP_NAME)) ||
@@ -50,7 +54,10 @@ public final class Context
         return timeoutMs;
     }
 
-    /** @param timeoutMs the deadline of every wait in milliseconds, at least 1. @return this. */
+    /**
+     * @param timeoutMs the deadline of every wait in milliseconds, at least 1.
+     * @return this.
+     */
     public Context timeoutMs(final long timeoutMs)
     {
         this.timeoutMs = timeoutMs;
@@ -63,10 +70,29 @@ public final class Context
         return algorithm;
     }
 
-    /** @param algorithm the algorithm to pin, or null to let jccl choose. @return this. */
+    /**
+     * @param algorithm the algorithm to pin, or null to let jccl choose.
+     * @return this.
+     */
     public Context algorithm(final Algorithm algorithm)
     {
         this.algorithm = algorithm;
+        return this;
+    }
+
+    /** @return the pinned protocol, or null to let jccl choose. */
+    public Protocol protocol()
+    {
+        return protocol;
+    }
+
+    /**
+     * @param protocol the protocol to pin, or null to let jccl choose.
+     * @return this.
+     */
+    public Context protocol(final Protocol protocol)
+    {
+        this.protocol = protocol;
         return this;
     }
 
@@ -76,7 +102,10 @@ public final class Context
         return channels;
     }
 
-    /** @param channels channels per call, 1..32. @return this. */
+    /**
+     * @param channels channels per call, 1..32.
+     * @return this.
+     */
     public Context channels(final int channels)
     {
         this.channels = channels;
@@ -89,7 +118,10 @@ public final class Context
         return chunkBytes;
     }
 
-    /** @param chunkBytes the pipelining grain in bytes, at least 1. @return this. */
+    /**
+     * @param chunkBytes the pipelining grain in bytes, at least 1.
+     * @return this.
+     */
     public Context chunkBytes(final int chunkBytes)
     {
         this.chunkBytes = chunkBytes;
@@ -119,7 +151,10 @@ public final class Context
         return debugInfo;
     }
 
-    /** @param debugInfo true to log INFO diagnostics. @return this. */
+    /**
+     * @param debugInfo true to log INFO diagnostics.
+     * @return this.
+     */
     public Context debugInfo(final boolean debugInfo)
     {
         this.debugInfo = debugInfo;
@@ -187,6 +222,12 @@ public final class Context
             return List.of();
         }
         return Arrays.stream(value.split("[:,]")).map(String::trim).filter(v -> !v.isEmpty()).map(Path::of).toList();
+    }
+
+    private static Protocol protocolSetting()
+    {
+        final String value = setting(PROTO_PROP_NAME);
+        return value == null || value.isBlank() ? null : Protocol.fromName(value.trim());
     }
 
     private static Algorithm algorithmSetting()

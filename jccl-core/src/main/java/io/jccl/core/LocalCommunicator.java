@@ -45,7 +45,8 @@ final class LocalCommunicator implements Communicator
     private final int rank;
     private final ConcurrentLinkedQueue<Call> queue = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean claim = new AtomicBoolean();
-    private final Map<Program, RankExecution> executions = new HashMap<>();
+    /** Executors per (program, protocol): each holds its connectors, whose framing is the protocol's. */
+    private final Map<Program, RankExecution[]> executions = new HashMap<>();
     private final Map<Long, BoundShape> boundShapes = new HashMap<>();
     private BoundShape lastBound;
     private long nextSeq;
@@ -245,7 +246,8 @@ final class LocalCommunicator implements Communicator
     {
         if (call.execution != null)
         {
-            group.transport.counters().add(call.execution.slotsSent(), call.execution.bytesStaged());
+            group.transport.counters().add(call.execution.protocol(), call.execution.slotsSent(),
+                call.execution.bytesStaged());
             if (call.op != null && call.op.kind() == ReduceOp.Kind.AVG && !call.type.isFloatingPoint() &&
                 call.recv != null && (call.collective != Collective.REDUCE || call.root == rank))
             {
@@ -289,8 +291,13 @@ final class LocalCommunicator implements Communicator
         final Plan plan = schedule == null ? plan(call) : schedulePlan(schedule);
         final Program program = schedule != null ? schedule.program() : group.program(plan.algorithm(),
             call.collective, plan.channels(), call.collective.isRooted() ? call.root : -1);
-        final RankExecution execution = executions.computeIfAbsent(program,
-            p -> new RankExecution(p, rank, group.transport));
+        final RankExecution[] byProtocol = executions.computeIfAbsent(program,
+            p -> new RankExecution[Protocol.values().length]);
+        if (byProtocol[plan.protocol().ordinal()] == null)
+        {
+            byProtocol[plan.protocol().ordinal()] = new RankExecution(program, plan.protocol(), rank, group.transport);
+        }
+        final RankExecution execution = byProtocol[plan.protocol().ordinal()];
         HostReducer reducer = null;
         boolean premul = false;
         if (call.collective.isReducing())
@@ -314,18 +321,17 @@ final class LocalCommunicator implements Communicator
         {
             LOG.info("jccl INFO rank {} {} count {} {}{} -> plan {} ({} program{}, threads n/a on host)", rank,
                 Names.of(call.collective), call.count, call.type.ncclTestsName(), call.inPlace ? " in-place" : "",
-                plan.id(), program.name(), schedule == null ? "" : " from " + schedule.source() + ", file protocol " +
-                schedule.protocol().lowerName() + " run as simple");
+                plan.id(), program.name(), schedule == null ? "" : " from " + schedule.source());
         }
         return new BoundShape(call, plan, program, execution, reducer, premul, inputElements, outputElements);
     }
 
-    /** The plan a schedule runs under: its channels; its protocol is recorded, SIMPLE frames the slots today. */
+    /** The plan a schedule runs under: the file's protocol and channels. */
     private Plan schedulePlan(final MscclSchedule schedule)
     {
-        return new Plan(Algorithm.RING, Protocol.SIMPLE, TransportKind.P2P, Math.max(1, schedule.program().channels()),
-            PinnedTuner.HOST_THREADS, Math.min(group.context.chunkBytes(),
-            InProcessTransport.slotLength(Protocol.SIMPLE)));
+        return new Plan(Algorithm.RING, schedule.protocol(), TransportKind.P2P,
+            Math.max(1, schedule.program().channels()), PinnedTuner.HOST_THREADS,
+            Math.min(group.context.chunkBytes(), InProcessTransport.slotLength(schedule.protocol())));
     }
 
     private Plan plan(final Call call)
@@ -356,6 +362,12 @@ final class LocalCommunicator implements Communicator
         }
         final HostBuffer host = (HostBuffer)buffer;
         return BufferUtil.address(host.byteBuffer()) + host.offset();
+    }
+
+    /** @return what the connectors of this rank's group did (for tests and diagnostics). */
+    io.jccl.transport.ConnectorCounters counters()
+    {
+        return group.transport.counters();
     }
 
     /** @return the name of the Program that ran this rank's latest bound call (for tests), or null. */

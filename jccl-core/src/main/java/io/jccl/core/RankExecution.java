@@ -32,6 +32,7 @@ final class RankExecution
     private static final int BLOCK_BYTES = 16 * 1024;
 
     private final Program program;
+    private final io.jccl.Protocol protocol;
     private final int rank;
     private final WorkerState[] workers;
     private final long[][] chunkStart = new long[BUFFERS][];
@@ -58,12 +59,14 @@ final class RankExecution
     private long slotsSent;
     private long bytesStaged;
 
-    RankExecution(final Program program, final int rank, final InProcessTransport transport)
+    RankExecution(final Program program, final io.jccl.Protocol protocol, final int rank,
+        final InProcessTransport transport)
     {
+        this.protocol = protocol;
         this.program = program;
         this.rank = rank;
         this.maxChunkCount = program.maxChunkCount();
-        this.slotLength = InProcessTransport.slotLength(io.jccl.Protocol.SIMPLE);
+        this.slotLength = InProcessTransport.slotLength(protocol);
         final List<Worker> rankWorkers = program.workers(rank);
         this.workers = new WorkerState[rankWorkers.size()];
         for (int w = 0; w < workers.length; w++)
@@ -71,9 +74,9 @@ final class RankExecution
             final Worker worker = rankWorkers.get(w);
             workers[w] = new WorkerState(w, worker,
                 worker.sendPeer() == Worker.NO_PEER ? null :
-                    transport.sender(rank, worker.sendPeer(), worker.channel()),
+                    transport.sender(rank, worker.sendPeer(), worker.channel(), protocol),
                 worker.recvPeer() == Worker.NO_PEER ? null :
-                    transport.receiver(worker.recvPeer(), rank, worker.channel()));
+                    transport.receiver(worker.recvPeer(), rank, worker.channel(), protocol));
         }
         for (final BufferKind kind : BufferKind.values())
         {
@@ -194,6 +197,11 @@ final class RankExecution
     boolean isComplete()
     {
         return workersDone == workers.length;
+    }
+
+    io.jccl.Protocol protocol()
+    {
+        return protocol;
     }
 
     long slotsSent()

@@ -43,19 +43,29 @@ public final class FifoDescriptor
     {
     }
 
-    /** @return the bytes a FIFO with slots of {@code slotLength} bytes needs. */
+    /**
+     * @param slotLength bytes per slot.
+     * @return the bytes a FIFO with slots of {@code slotLength} bytes needs.
+     */
     public static long totalLength(final int slotLength)
     {
         return DATA_OFFSET + (long)SLOTS * slotLength;
     }
 
-    /** @return the offset of the header of slot sequence {@code slot}. */
+    /**
+     * @param slot a slot sequence number (it wraps around the {@link #SLOTS} slots).
+     * @return the offset of the header of slot sequence {@code slot}.
+     */
     public static int headerOffset(final long slot)
     {
         return HEADERS_OFFSET + (int)(slot % SLOTS) * HEADER_LENGTH;
     }
 
-    /** @return the offset of the data of slot sequence {@code slot}. */
+    /**
+     * @param slot       a slot sequence number (it wraps around the {@link #SLOTS} slots).
+     * @param slotLength bytes per slot.
+     * @return the offset of the data of slot sequence {@code slot}.
+     */
     public static long dataOffset(final long slot, final int slotLength)
     {
         return DATA_OFFSET + (slot % SLOTS) * slotLength;

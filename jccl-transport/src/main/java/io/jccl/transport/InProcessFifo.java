@@ -1,5 +1,6 @@
 package io.jccl.transport;
 
+import io.jccl.Protocol;
 import io.jccl.kernels.Device;
 import org.agrona.UnsafeApi;
 
@@ -10,33 +11,42 @@ import static io.jccl.transport.FifoDescriptor.HEADER_SHAPE;
 import static io.jccl.transport.FifoDescriptor.HEAD_OFFSET;
 import static io.jccl.transport.FifoDescriptor.SLOTS;
 import static io.jccl.transport.FifoDescriptor.TAIL_OFFSET;
+import static io.jccl.transport.ProtocolDescriptor.LL128_LINE;
+import static io.jccl.transport.ProtocolDescriptor.LL128_LINE_DATA;
 
 /**
- * A FIFO between two ranks of one process (the P2P transport in-process, SIMPLE protocol), laid out as
- * {@link FifoDescriptor} says, in memory the receiver's device allocated. Its two ends are separate objects so
- * that each end's cached view of the other's counter stays on its own side.
+ * A FIFO between two ranks of one process, laid out as {@link FifoDescriptor} says and framed as its
+ * {@link Protocol} says ({@link ProtocolDescriptor}), in memory the device allocated. Its two ends are separate
+ * objects so each end's cached view of the other's counter stays on its own side.
+ * <p>
+ * The executor never sees the framing: with LL and LL128 each end has a plain staging slot; publishing encodes it
+ * into flagged words or lines, and a receiver decodes a slot once every flag of it has arrived.
  */
 public final class InProcessFifo implements AutoCloseable
 {
     private final Device device;
+    private final Protocol protocol;
     private final long base;
-    private final int slotLength;
+    private final int wireSlotLength;
+    private final int payloadLength;
     private final Sender sender;
     private final Receiver receiver;
 
     /**
-     * @param device     where the FIFO's memory lives.
-     * @param slotLength bytes per slot.
-     * @param from       sending rank.
-     * @param to         receiving rank.
+     * @param device   where the FIFO's memory lives.
+     * @param protocol the framing.
+     * @param from     sending rank.
+     * @param to       receiving rank.
      */
-    public InProcessFifo(final Device device, final int slotLength, final int from, final int to)
+    public InProcessFifo(final Device device, final Protocol protocol, final int from, final int to)
     {
         this.device = device;
-        this.slotLength = slotLength;
-        this.base = device.allocate(FifoDescriptor.totalLength(slotLength));
-        this.sender = new Sender(to);
-        this.receiver = new Receiver(from);
+        this.protocol = protocol;
+        this.wireSlotLength = ProtocolDescriptor.wireSlotLength(protocol);
+        this.payloadLength = ProtocolDescriptor.payloadLength(protocol);
+        this.base = device.allocate(FifoDescriptor.totalLength(wireSlotLength));
+        this.sender = new Sender(to, protocol == Protocol.SIMPLE ? 0 : device.allocate(payloadLength));
+        this.receiver = new Receiver(from, protocol == Protocol.SIMPLE ? 0 : device.allocate(payloadLength));
     }
 
     /** @return the sending end. */
@@ -51,22 +61,43 @@ public final class InProcessFifo implements AutoCloseable
         return receiver;
     }
 
+    /** @return the framing. */
+    public Protocol protocol()
+    {
+        return protocol;
+    }
+
     /** Frees the memory; neither end may be used afterwards. */
     @Override
     public void close()
     {
         device.free(base);
+        device.free(sender.staging);
+        device.free(receiver.staging);
+    }
+
+    private long wireSlot(final long slot)
+    {
+        return base + FifoDescriptor.dataOffset(slot, wireSlotLength);
+    }
+
+    /** @return the flag of slot sequence {@code slot}: never 0, and different from the flag the slot had before. */
+    private static long flag(final long slot)
+    {
+        return (slot + 1) & 0xFFFF_FFFFL;
     }
 
     private final class Sender implements SendConnector
     {
         private final int peer;
+        private final long staging;
         private long tail;
         private long cachedHead;
 
-        Sender(final int peer)
+        Sender(final int peer, final long staging)
         {
             this.peer = peer;
+            this.staging = staging;
         }
 
         @Override
@@ -83,13 +114,13 @@ public final class InProcessFifo implements AutoCloseable
         @Override
         public long slotAddress()
         {
-            return base + FifoDescriptor.dataOffset(tail, slotLength);
+            return protocol == Protocol.SIMPLE ? wireSlot(tail) : staging;
         }
 
         @Override
         public int slotLength()
         {
-            return slotLength;
+            return payloadLength;
         }
 
         @Override
@@ -100,8 +131,56 @@ public final class InProcessFifo implements AutoCloseable
             UnsafeApi.putLong(header + HEADER_SEQ, seq);
             UnsafeApi.putLong(header + HEADER_SHAPE, shape);
             UnsafeApi.putLong(header + HEADER_PLAN, plan);
-            // the data and header above become visible before the new tail: one release-store publishes the slot
+            switch (protocol)
+            {
+                case SIMPLE -> { }
+                case LL -> encodeLl(length);
+                case LL128 -> encodeLl128(length);
+            }
+            // SIMPLE: data and header become visible before the new tail, one release-store publishes the slot;
+            // LL and LL128 publish through their flags, the tail only serves debugging and timeouts
             UnsafeApi.putLongRelease(null, base + TAIL_OFFSET, ++tail);
+        }
+
+        /** Every 4 data bytes travel with the flag in one 64-bit release-store (the header was written before). */
+        private void encodeLl(final int length)
+        {
+            final long wire = wireSlot(tail);
+            final long flag = flag(tail) << 32;
+            final int words = Math.max(1, (length + 3) >>> 2);
+            final int whole = length >>> 2;
+            for (int i = 0; i < whole; i++)
+            {
+                UnsafeApi.putLongRelease(null, wire + ((long)i << 3),
+                    flag | (UnsafeApi.getInt(staging + ((long)i << 2)) & 0xFFFF_FFFFL));
+            }
+            for (int i = whole; i < words; i++)
+            {
+                int data = 0;
+                for (int b = 0; b < (length & 3); b++)
+                {
+                    data |= (UnsafeApi.getByte(staging + ((long)i << 2) + b) & 0xFF) << (8 * b);
+                }
+                UnsafeApi.putLongRelease(null, wire + ((long)i << 3), flag | (data & 0xFFFF_FFFFL));
+            }
+        }
+
+        /** 120 data bytes per line, then the line's flag with release. */
+        private void encodeLl128(final int length)
+        {
+            final long wire = wireSlot(tail);
+            final long flag = flag(tail);
+            final int lines = Math.max(1, (length + LL128_LINE_DATA - 1) / LL128_LINE_DATA);
+            for (int i = 0; i < lines; i++)
+            {
+                final long line = wire + (long)i * LL128_LINE;
+                final int bytes = Math.min(LL128_LINE_DATA, length - i * LL128_LINE_DATA);
+                if (bytes > 0)
+                {
+                    UnsafeApi.copyMemory(staging + (long)i * LL128_LINE_DATA, line, bytes);
+                }
+                UnsafeApi.putLongRelease(null, line + LL128_LINE_DATA, flag);
+            }
         }
 
         @Override
@@ -114,17 +193,26 @@ public final class InProcessFifo implements AutoCloseable
     private final class Receiver implements RecvConnector
     {
         private final int peer;
+        private final long staging;
         private long head;
         private long cachedTail;
+        /** LL/LL128: units (words or lines) of the current slot already decoded, while it is incomplete. */
+        private int decodedUnits;
+        private boolean complete;
 
-        Receiver(final int peer)
+        Receiver(final int peer, final long staging)
         {
             this.peer = peer;
+            this.staging = staging;
         }
 
         @Override
         public boolean hasData()
         {
+            if (protocol != Protocol.SIMPLE)
+            {
+                return complete || decode();
+            }
             if (cachedTail > head)
             {
                 return true;
@@ -133,10 +221,77 @@ public final class InProcessFifo implements AutoCloseable
             return cachedTail > head;
         }
 
+        /** Decodes what has arrived of the current slot; true once all of it has. */
+        private boolean decode()
+        {
+            final long wire = wireSlot(head);
+            if (protocol == Protocol.LL)
+            {
+                final int expected = (int)flag(head);
+                final long first = UnsafeApi.getLongAcquire(null, wire);
+                if ((int)(first >>> 32) != expected)
+                {
+                    return false;
+                }
+                // the header was written before the first word's release-store
+                final int length = dataLength();
+                final int words = Math.max(1, (length + 3) >>> 2);
+                for (int i = decodedUnits; i < words; i++)
+                {
+                    final long word = UnsafeApi.getLongAcquire(null, wire + ((long)i << 3));
+                    if ((int)(word >>> 32) != expected)
+                    {
+                        decodedUnits = i;
+                        return false;
+                    }
+                    final int data = (int)word;
+                    final long at = staging + ((long)i << 2);
+                    if (((long)i << 2) + 4 <= length)
+                    {
+                        UnsafeApi.putInt(at, data);
+                    }
+                    else
+                    {
+                        for (int b = 0; b < length - (i << 2); b++)
+                        {
+                            UnsafeApi.putByte(at + b, (byte)(data >>> (8 * b)));
+                        }
+                    }
+                }
+            }
+            else
+            {
+                final long expected = flag(head);
+                if (UnsafeApi.getLongAcquire(null, wire + LL128_LINE_DATA) != expected)
+                {
+                    return false;
+                }
+                final int length = dataLength();
+                final int lines = Math.max(1, (length + LL128_LINE_DATA - 1) / LL128_LINE_DATA);
+                for (int i = decodedUnits; i < lines; i++)
+                {
+                    final long line = wire + (long)i * LL128_LINE;
+                    if (UnsafeApi.getLongAcquire(null, line + LL128_LINE_DATA) != expected)
+                    {
+                        decodedUnits = i;
+                        return false;
+                    }
+                    final int bytes = Math.min(LL128_LINE_DATA, length - i * LL128_LINE_DATA);
+                    if (bytes > 0)
+                    {
+                        UnsafeApi.copyMemory(line, staging + (long)i * LL128_LINE_DATA, bytes);
+                    }
+                }
+            }
+            decodedUnits = 0;
+            complete = true;
+            return true;
+        }
+
         @Override
         public long slotAddress()
         {
-            return base + FifoDescriptor.dataOffset(head, slotLength);
+            return protocol == Protocol.SIMPLE ? wireSlot(head) : staging;
         }
 
         @Override
@@ -166,6 +321,7 @@ public final class InProcessFifo implements AutoCloseable
         @Override
         public void release()
         {
+            complete = false;
             // the slot's data has been read before the sender may overwrite it
             UnsafeApi.putLongRelease(null, base + HEAD_OFFSET, ++head);
         }

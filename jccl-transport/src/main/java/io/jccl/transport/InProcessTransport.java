@@ -7,14 +7,11 @@ import io.jccl.kernels.HostDevice;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Connections among the ranks of one process: one FIFO per (sender, receiver, channel), created when first used
+ * Connections among the ranks of one process: one FIFO per (sender, receiver, channel, protocol), created when first used
  * and kept until {@link #close()}. Lookups happen when a call is bound, never per slot.
  */
 public final class InProcessTransport implements AutoCloseable
 {
-    /** SIMPLE's connector buffer, as NCCL's: 4 MiB in {@link FifoDescriptor#SLOTS} steps. */
-    public static final int SIMPLE_BUFFER_LENGTH = 4 << 20;
-
     private final Device device;
     private final ConcurrentHashMap<Long, InProcessFifo> fifos = new ConcurrentHashMap<>();
     private final ConnectorCounters counters = new ConnectorCounters();
@@ -31,22 +28,37 @@ public final class InProcessTransport implements AutoCloseable
         this.device = device;
     }
 
-    /** @return the slot length of a protocol's FIFO. */
+    /**
+     * @param protocol a protocol.
+     * @return the payload of one slot of the protocol's FIFO: the most one step moves.
+     */
     public static int slotLength(final Protocol protocol)
     {
-        return SIMPLE_BUFFER_LENGTH / FifoDescriptor.SLOTS;
+        return ProtocolDescriptor.payloadLength(protocol);
     }
 
-    /** @return the sending end from {@code from} to {@code to} on {@code channel}. */
-    public SendConnector sender(final int from, final int to, final int channel)
+    /**
+     * @param from     sending rank.
+     * @param to       receiving rank.
+     * @param channel  channel.
+     * @param protocol framing.
+     * @return the sending end of that connection, created on first use.
+     */
+    public SendConnector sender(final int from, final int to, final int channel, final Protocol protocol)
     {
-        return fifo(from, to, channel).sender();
+        return fifo(from, to, channel, protocol).sender();
     }
 
-    /** @return the receiving end from {@code from} to {@code to} on {@code channel}. */
-    public RecvConnector receiver(final int from, final int to, final int channel)
+    /**
+     * @param from     sending rank.
+     * @param to       receiving rank.
+     * @param channel  channel.
+     * @param protocol framing.
+     * @return the receiving end of that connection, created on first use.
+     */
+    public RecvConnector receiver(final int from, final int to, final int channel, final Protocol protocol)
     {
-        return fifo(from, to, channel).receiver();
+        return fifo(from, to, channel, protocol).receiver();
     }
 
     /** @return what the connectors did. */
@@ -55,13 +67,13 @@ public final class InProcessTransport implements AutoCloseable
         return counters;
     }
 
-    private InProcessFifo fifo(final int from, final int to, final int channel)
+    private InProcessFifo fifo(final int from, final int to, final int channel, final Protocol protocol)
     {
-        final long key = ((long)from << 40) | ((long)to << 16) | channel;
+        final long key = ((long)from << 42) | ((long)to << 20) | ((long)channel << 4) | protocol.id();
         return fifos.computeIfAbsent(key, k ->
         {
             counters.connectorCreated();
-            return new InProcessFifo(device, slotLength(Protocol.SIMPLE), from, to);
+            return new InProcessFifo(device, protocol, from, to);
         });
     }
 

@@ -77,10 +77,10 @@ abstract class ConnectorContractTest
         {
             while (sent < slots && sender.hasSpace())
             {
-                final int length = 8 + (sent % 13) * 8;
-                for (int i = 0; i < length; i += 8)
+                final int length = length(sent);
+                for (int i = 0; i < length; i++)
                 {
-                    UnsafeApi.putLong(sender.slotAddress() + i, (long)sent * 1000 + i);
+                    UnsafeApi.putByte(sender.slotAddress() + i, pattern(sent, i));
                 }
                 sender.publish(length, sent, 7L * sent, 11L);
                 sent++;
@@ -88,19 +88,51 @@ abstract class ConnectorContractTest
             while (receiver.hasData())
             {
                 final int length = receiver.dataLength();
-                assertEquals(8 + (received % 13) * 8, length);
+                assertEquals(length(received), length);
                 assertEquals(received, receiver.seq());
                 assertEquals(7L * received, receiver.shape());
                 assertEquals(11L, receiver.plan());
-                for (int i = 0; i < length; i += 8)
+                for (int i = 0; i < length; i++)
                 {
-                    assertEquals((long)received * 1000 + i, UnsafeApi.getLong(receiver.slotAddress() + i));
+                    if (pattern(received, i) != UnsafeApi.getByte(receiver.slotAddress() + i))
+                    {
+                        assertEquals(pattern(received, i), UnsafeApi.getByte(receiver.slotAddress() + i),
+                            "slot " + received + " byte " + i);
+                    }
                 }
                 receiver.release();
                 received++;
             }
         }
         assertFalse(receiver.hasData());
+    }
+
+    @Test
+    void shouldCarryAFullSlotWhenPayloadIsAtCapacity()
+    {
+        final int length = sender.slotLength();
+        for (int i = 0; i < length; i++)
+        {
+            UnsafeApi.putByte(sender.slotAddress() + i, pattern(3, i));
+        }
+        sender.publish(length, 3, 0, 0);
+        assertTrue(receiver.hasData());
+        assertEquals(length, receiver.dataLength());
+        for (int i = 0; i < length; i++)
+        {
+            assertEquals(pattern(3, i), UnsafeApi.getByte(receiver.slotAddress() + i));
+        }
+    }
+
+    /** Lengths from 0 up, not multiples of 4 (LL words) or 120 (LL128 lines), and some whole slots. */
+    private int length(final int slot)
+    {
+        return slot % 97 == 0 ? sender.slotLength() : (slot * 37) % 1000;
+    }
+
+    private static byte pattern(final int slot, final int i)
+    {
+        return (byte)(slot * 31 + i * 7 + (i >>> 8));
     }
 
     @Test

@@ -1,0 +1,114 @@
+package io.jccl.core;
+
+import io.jccl.Algorithm;
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.HostBuffer;
+import io.jccl.Protocol;
+import io.jccl.ReduceOp;
+import io.jccl.Stream;
+import io.jccl.Work;
+import io.jccl.transport.ConnectorCounters;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The protocol knob changes what runs (the connectors count slots of that protocol) and never the result: for a
+ * fixed algorithm, every protocol, channel count and chunk size gives the same bytes (DESIGN.md, arithmetic
+ * contract).
+ */
+class ProtocolKnobTest
+{
+    @Test
+    @Timeout(120)
+    void shouldGiveBitIdenticalResultsWhenProtocolChannelsOrChunkChange()
+    {
+        for (final Algorithm algorithm : Algorithm.values())
+        {
+            for (final DataType type : new DataType[] {DataType.FLOAT32, DataType.BFLOAT16, DataType.INT64})
+            {
+                final byte[][] reference = run(algorithm, Protocol.SIMPLE, 1, 128 * 1024, type);
+                for (final Protocol protocol : Protocol.values())
+                {
+                    for (final int channels : new int[] {1, 3})
+                    {
+                        for (final int chunk : new int[] {1000, 64 * 1024})
+                        {
+                            final byte[][] result = run(algorithm, protocol, channels, chunk, type);
+                            for (int r = 0; r < result.length; r++)
+                            {
+                                assertArrayEquals(reference[r], result[r], algorithm + " " + type + " " + protocol +
+                                    " channels " + channels + " chunk " + chunk + " rank " + r);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** Runs one AllReduce of 100003 random elements on 5 ranks and returns every output; checks the counters. */
+    private static byte[][] run(final Algorithm algorithm, final Protocol protocol, final int channels,
+        final int chunk, final DataType type)
+    {
+        final int n = 5;
+        final long count = 100_003;
+        final long bytes = count * type.byteSize();
+        final Communicator[] comms = Jccl.initAll(new Context().algorithm(algorithm).protocol(protocol)
+            .channels(channels).chunkBytes(chunk), n);
+        final ConnectorCounters counters = ((LocalCommunicator)comms[0]).counters();
+        final HostBuffer[] send = new HostBuffer[n];
+        final HostBuffer[] recv = new HostBuffer[n];
+        final Random random = new Random(42);
+        for (int r = 0; r < n; r++)
+        {
+            send[r] = HostBuffer.allocate(bytes);
+            recv[r] = HostBuffer.allocate(bytes);
+            for (long i = 0; i < count; i++)
+            {
+                switch (type)
+                {
+                    case FLOAT32 -> send[r].byteBuffer().putFloat((int)(i * 4), (float)random.nextGaussian());
+                    case BFLOAT16 -> send[r].byteBuffer().putShort((int)(i * 2), (short)(0x3F80 + random.nextInt(256)));
+                    default -> send[r].byteBuffer().putLong((int)(i * 8), random.nextLong());
+                }
+            }
+        }
+        final Work[] works = new Work[n];
+        Jccl.groupStart();
+        for (int r = 0; r < n; r++)
+        {
+            works[r] = comms[r].allReduce(send[r], recv[r], count, type, ReduceOp.SUM, Stream.DEFAULT);
+        }
+        Jccl.groupEnd();
+        for (final Work w : works)
+        {
+            w.join();
+        }
+        for (final Protocol p : Protocol.values())
+        {
+            if (p == protocol)
+            {
+                assertTrue(counters.slotsSent(p) > 0, protocol + " moved no slot");
+            }
+            else
+            {
+                assertEquals(0, counters.slotsSent(p), p + " moved slots in a " + protocol + " run");
+            }
+        }
+        assertTrue(counters.connectorsCreated() >= (long)channels * n, "channels used: " + counters);
+        final byte[][] out = new byte[n][(int)bytes];
+        for (int r = 0; r < n; r++)
+        {
+            recv[r].byteBuffer().get(0, out[r]);
+            comms[r].close();
+        }
+        return out;
+    }
+}
