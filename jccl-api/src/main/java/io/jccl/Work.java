@@ -37,4 +37,22 @@ public interface Work
      *         completed by whichever thread drives progress: a waiter or jccl's progress agent.
      */
     CompletableFuture<Void> toCompletableFuture();
+
+    /**
+     * @return the plan the call runs under, once it reached the head of its rank's queue and was bound; null before,
+     *         and for calls that move nothing (count 0).
+     */
+    default Plan plan()
+    {
+        return null;
+    }
+
+    /**
+     * @return the name of the Program the call runs ({@code ring}, {@code tree}, {@code direct}, or a registered
+     *         schedule's name), once bound; null before, and for calls that move nothing.
+     */
+    default String programName()
+    {
+        return null;
+    }
 }

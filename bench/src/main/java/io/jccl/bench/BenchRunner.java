@@ -383,6 +383,8 @@ public final class BenchRunner
         private final HostBuffer[] mySendAllocs;
         private final HostBuffer[] myRecvAllocs;
         private final List<Work> pending = new ArrayList<>();
+        /** The plan text of the latest completed call of this thread's first rank. */
+        private String lastPlan = "-";
         private long rep;
         private long errors;
         private double bwSum;
@@ -448,7 +450,9 @@ public final class BenchRunner
                         reportFallback(shape, type, true);
                     }
                     benchTime(shape, type, op, root, false, row);
+                    final String outOfPlacePlan = lastPlan;
                     benchTime(shape, type, op, root, true, row);
+                    row.append(TableFormatter.rowPlan(outOfPlacePlan, lastPlan));
                     if (thread == 0)
                     {
                         out.println(row);
@@ -582,6 +586,12 @@ public final class BenchRunner
 
         private void completeColl()
         {
+            if (!pending.isEmpty())
+            {
+                final Work first = pending.get(0);
+                first.join();
+                lastPlan = TableFormatter.planText(first.plan(), first.programName());
+            }
             for (final Work work : pending)
             {
                 work.join();

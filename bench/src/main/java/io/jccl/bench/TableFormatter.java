@@ -54,7 +54,8 @@ public final class TableFormatter
     /**
      * The three header lines:
      * {@code "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          "},
-     * {@code "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s %6s  %7s  %6s  %6s %6s"} and
+     * {@code "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s %6s  %7s  %6s  %6s %6s"} followed by jccl's {@code plan}
+     * column, and
      * {@code "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s"}.
      *
      * @param timeLabel {@code time}, or {@code cputime} with {@code -C 1}.
@@ -66,8 +67,9 @@ public final class TableFormatter
         {
             String.format(Locale.ROOT, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          ",
                 "", "", "", "", ""),
-            String.format(Locale.ROOT, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s %6s  %7s  %6s  %6s %6s", "size", "count",
-                "type", "redop", "root", timeLabel, "algbw", "busbw", "#wrong", timeLabel, "algbw", "busbw", "#wrong"),
+            String.format(Locale.ROOT, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s %6s  %7s  %6s  %6s %6s  %s", "size",
+                "count", "type", "redop", "root", timeLabel, "algbw", "busbw", "#wrong", timeLabel, "algbw", "busbw",
+                "#wrong", "plan"),
             String.format(Locale.ROOT, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s", "(B)", "(elements)",
                 "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "")
         };
@@ -105,6 +107,36 @@ public final class TableFormatter
     {
         return "  " + timeString(timeUs) + "  " + CFormat.fixed(algBw, 6, 2) + "  " + CFormat.fixed(busBw, 6, 2) +
             "  " + (checked ? CFormat.general(wrong, 5) : CFormat.padLeft("N/A", 5));
+    }
+
+    /**
+     * jccl's last column: what ran, e.g. {@code ring/simple/p2p/1ch/128K}, or a schedule's name with its protocol
+     * and channels; two plans joined by {@code |} when out-of-place and in-place ran differently.
+     *
+     * @param outOfPlace the plan text of the out-of-place run.
+     * @param inPlace    the plan text of the in-place run.
+     * @return the column, preceded by two spaces.
+     */
+    public static String rowPlan(final String outOfPlace, final String inPlace)
+    {
+        return "  " + (outOfPlace.equals(inPlace) ? outOfPlace : outOfPlace + "|" + inPlace);
+    }
+
+    /**
+     * @param plan        the plan a call ran under, or null when it moved nothing.
+     * @param programName the program it ran.
+     * @return the compact plan text.
+     */
+    public static String planText(final io.jccl.Plan plan, final String programName)
+    {
+        if (plan == null)
+        {
+            return "-";
+        }
+        final int chunk = plan.chunkBytes();
+        final String chunkText = chunk % 1024 == 0 ? chunk / 1024 + "K" : Integer.toString(chunk);
+        return (programName == null ? plan.algorithm().lowerName() : programName) + "/" +
+            plan.protocol().lowerName() + "/" + plan.transport().lowerName() + "/" + plan.channels() + "ch/" + chunkText;
     }
 
     /**

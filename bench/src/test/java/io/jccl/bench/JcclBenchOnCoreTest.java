@@ -51,7 +51,7 @@ class JcclBenchOnCoreTest
         for (int i = 0; i < sizes.length; i++)
         {
             final String[] columns = rows.get(i).trim().split(" +");
-            assertEquals(13, columns.length, rows.get(i));
+            assertEquals(14, columns.length, rows.get(i));
             assertEquals(List.of(Long.toString(sizes[i]), Long.toString(sizes[i] / 4), "float", "sum", "-1"),
                 List.of(columns).subList(0, 5), rows.get(i));
             assertEquals("0", columns[8], "out-of-place #wrong: " + rows.get(i));
@@ -128,7 +128,7 @@ class JcclBenchOnCoreTest
         for (int i = 0; i < sizes.length; i++)
         {
             final String[] columns = rows.get(i).trim().split(" +");
-            assertEquals(13, columns.length, rows.get(i));
+            assertEquals(14, columns.length, rows.get(i));
             assertEquals(Long.toString(sizes[i]), columns[0], rows.get(i));
             assertEquals("0", columns[8], "out-of-place #wrong: " + rows.get(i));
             assertEquals("0", columns[12], "in-place #wrong: " + rows.get(i));

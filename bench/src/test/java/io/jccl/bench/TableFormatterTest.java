@@ -18,7 +18,7 @@ class TableFormatterTest
         assertArrayEquals(new String[]
         {
             "#                                                              out-of-place                       in-place          ",
-            "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+            "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong  plan",
             "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       "
         }, TableFormatter.columnHeaders("time"));
     }
@@ -36,6 +36,18 @@ class TableFormatterTest
             TableFormatter.rowResult(10339, 103.85, 194.73, 0, true);
         assertEquals("  1073741824     268435456     float     sum      -1    10314  104.11  195.20      0    10339  " +
             "103.85  194.73      0", wide);
+    }
+
+    @Test
+    void shouldPrintCompactPlanWhenRowEnds()
+    {
+        final io.jccl.Plan plan = new io.jccl.Plan(io.jccl.Algorithm.RING, io.jccl.Protocol.LL, io.jccl.TransportKind.P2P,
+            2, 256, 128 * 1024);
+        assertEquals("ring/ll/p2p/2ch/128K", TableFormatter.planText(plan, null));
+        assertEquals("allreduce_pairs/ll/p2p/2ch/128K", TableFormatter.planText(plan, "allreduce_pairs"));
+        assertEquals("  a", TableFormatter.rowPlan("a", "a"));
+        assertEquals("  a|b", TableFormatter.rowPlan("a", "b"));
+        assertEquals("-", TableFormatter.planText(null, null));
     }
 
     @Test

@@ -38,6 +38,7 @@ final class Call implements Work
     long deadlineNs;
     boolean bound;
     RankExecution execution;
+    private volatile BoundShape boundShape;
 
     private volatile int state = HELD;
     private volatile JcclException error;
@@ -145,6 +146,25 @@ final class Call implements Work
         final boolean done = ProgressEngine.INSTANCE.drive(this, System.nanoTime() + unit.toNanos(timeout));
         throwIfFailed();
         return done;
+    }
+
+    void boundTo(final BoundShape shape)
+    {
+        boundShape = shape;
+    }
+
+    @Override
+    public io.jccl.Plan plan()
+    {
+        final BoundShape shape = boundShape;
+        return shape == null ? null : shape.plan;
+    }
+
+    @Override
+    public String programName()
+    {
+        final BoundShape shape = boundShape;
+        return shape == null ? null : shape.program.name();
     }
 
     @Override

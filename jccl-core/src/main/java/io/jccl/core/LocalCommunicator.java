@@ -281,6 +281,7 @@ final class LocalCommunicator implements Communicator
         bound.execution.bind(call, bound.reducer, bound.premul, address(call.send), address(call.recv), scratch,
             bound.inputElements, bound.outputElements, bound.plan.chunkBytes(), bound.planHash);
         call.execution = bound.execution;
+        call.boundTo(bound);
     }
 
     /** Decides everything about a call shape that does not depend on its buffers: once per shape. */
