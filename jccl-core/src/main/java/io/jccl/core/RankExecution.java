@@ -244,11 +244,11 @@ final class RankExecution
                 final String waitsOn;
                 if (op.receives() && !w.recv.hasData())
                 {
-                    waitsOn = "to receive from rank " + w.recv.peer();
+                    waitsOn = "to receive from peer rank " + w.recv.peer();
                 }
                 else if (op.sends() && !w.send.hasSpace())
                 {
-                    waitsOn = "for a free slot at rank " + w.send.peer();
+                    waitsOn = "for a free slot at peer rank " + w.send.peer();
                 }
                 else
                 {
