@@ -90,39 +90,86 @@ public interface Communicator extends AutoCloseable
      */
     Work allToAll(Buffer send, Buffer recv, long count, DataType type, Stream stream);
 
-    /** Blocking AllToAll on the default stream. */
+    /**
+     * Blocking AllToAll on the default stream.
+     *
+     * @param send  size() x count elements.
+     * @param recv  size() x count elements.
+     * @param count elements sent to each rank.
+     * @param type  element type.
+     */
     default void allToAll(final Buffer send, final Buffer recv, final long count, final DataType type)
     {
         allToAll(send, recv, count, type, Stream.DEFAULT).join();
     }
 
-    /** Blocking AllReduce on the default stream. */
+    /**
+     * Blocking AllReduce on the default stream.
+     *
+     * @param send  count elements.
+     * @param recv  count elements; receives the reduction of every rank's send.
+     * @param count elements per rank.
+     * @param type  element type.
+     * @param op    reduction.
+     */
     default void allReduce(final Buffer send, final Buffer recv, final long count, final DataType type,
         final ReduceOp op)
     {
         allReduce(send, recv, count, type, op, Stream.DEFAULT).join();
     }
 
-    /** Blocking AllGather on the default stream. */
+    /**
+     * Blocking AllGather on the default stream.
+     *
+     * @param send      sendCount elements.
+     * @param recv      size() x sendCount elements; slice r receives rank r's send.
+     * @param sendCount elements each rank contributes.
+     * @param type      element type.
+     */
     default void allGather(final Buffer send, final Buffer recv, final long sendCount, final DataType type)
     {
         allGather(send, recv, sendCount, type, Stream.DEFAULT).join();
     }
 
-    /** Blocking ReduceScatter on the default stream. */
+    /**
+     * Blocking ReduceScatter on the default stream.
+     *
+     * @param send      size() x recvCount elements.
+     * @param recv      recvCount elements; receives slice rank() of the reduction.
+     * @param recvCount elements each rank receives.
+     * @param type      element type.
+     * @param op        reduction.
+     */
     default void reduceScatter(final Buffer send, final Buffer recv, final long recvCount, final DataType type,
         final ReduceOp op)
     {
         reduceScatter(send, recv, recvCount, type, op, Stream.DEFAULT).join();
     }
 
-    /** Blocking Broadcast on the default stream. */
+    /**
+     * Blocking Broadcast on the default stream.
+     *
+     * @param send  count elements on the root; ignored (may be null) elsewhere.
+     * @param recv  count elements; receives the root's send.
+     * @param count elements.
+     * @param type  element type.
+     * @param root  the rank whose data is sent.
+     */
     default void broadcast(final Buffer send, final Buffer recv, final long count, final DataType type, final int root)
     {
         broadcast(send, recv, count, type, root, Stream.DEFAULT).join();
     }
 
-    /** Blocking Reduce on the default stream. */
+    /**
+     * Blocking Reduce on the default stream.
+     *
+     * @param send  count elements.
+     * @param recv  count elements on the root, receiving the reduction; ignored (may be null) elsewhere.
+     * @param count elements.
+     * @param type  element type.
+     * @param op    reduction.
+     * @param root  the rank that receives.
+     */
     default void reduce(final Buffer send, final Buffer recv, final long count, final DataType type,
         final ReduceOp op, final int root)
     {

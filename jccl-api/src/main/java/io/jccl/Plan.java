@@ -27,6 +27,13 @@ public record Plan(Algorithm algorithm, Protocol protocol, TransportKind transpo
     /**
      * Validates every field, naming it.
      *
+     * @param algorithm  the algorithm (a Program generator).
+     * @param protocol   the FIFO framing.
+     * @param transport  the path between ranks.
+     * @param channels   parallel workers per peer connection, 1..{@link #MAX_CHANNELS}.
+     * @param threads    threads per block on CUDA, 32..640 in multiples of 32; no effect on the host backend.
+     * @param chunkBytes the pipelining grain: bytes moved per FIFO step, at least 1 and at most the protocol's
+     *                   step size.
      * @throws JcclInvalidArgumentException on a null or out-of-range field.
      */
     public Plan
@@ -57,19 +64,28 @@ public record Plan(Algorithm algorithm, Protocol protocol, TransportKind transpo
         }
     }
 
-    /** @return a copy with another algorithm. */
+    /**
+     * @param algorithm the algorithm of the copy.
+     * @return a copy with another algorithm.
+     */
     public Plan withAlgorithm(final Algorithm algorithm)
     {
         return new Plan(algorithm, protocol, transport, channels, threads, chunkBytes);
     }
 
-    /** @return a copy with another channel count. */
+    /**
+     * @param channels the channel count of the copy.
+     * @return a copy with another channel count.
+     */
     public Plan withChannels(final int channels)
     {
         return new Plan(algorithm, protocol, transport, channels, threads, chunkBytes);
     }
 
-    /** @return a copy with another chunk size. */
+    /**
+     * @param chunkBytes the chunk size of the copy, in bytes.
+     * @return a copy with another chunk size.
+     */
     public Plan withChunkBytes(final int chunkBytes)
     {
         return new Plan(algorithm, protocol, transport, channels, threads, chunkBytes);

@@ -52,25 +52,39 @@ public final class Topology
         return hostOfRank.length;
     }
 
-    /** @return the host index of a rank. */
+    /**
+     * @param rank a rank.
+     * @return the host index of the rank.
+     */
     public int hostOf(final int rank)
     {
         return hostOfRank[rank];
     }
 
-    /** @return the process index of a rank. */
+    /**
+     * @param rank a rank.
+     * @return the process index of the rank.
+     */
     public int processOf(final int rank)
     {
         return processOfRank[rank];
     }
 
-    /** @return true when both ranks live in one process. */
+    /**
+     * @param a a rank.
+     * @param b another rank.
+     * @return true when both ranks live in one process.
+     */
     public boolean sameProcess(final int a, final int b)
     {
         return hostOfRank[a] == hostOfRank[b] && processOfRank[a] == processOfRank[b];
     }
 
-    /** @return true when both ranks live on one host. */
+    /**
+     * @param a a rank.
+     * @param b another rank.
+     * @return true when both ranks live on one host.
+     */
     public boolean sameHost(final int a, final int b)
     {
         return hostOfRank[a] == hostOfRank[b];

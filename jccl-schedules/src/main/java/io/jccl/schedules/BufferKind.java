@@ -25,7 +25,10 @@ public enum BufferKind
         return mscclName;
     }
 
-    /** @return the kind of an ordinal, as stored in step records. */
+    /**
+     * @param ordinal an ordinal as stored in step records.
+     * @return the kind of an ordinal, as stored in step records.
+     */
     public static BufferKind of(final int ordinal)
     {
         return VALUES[ordinal];

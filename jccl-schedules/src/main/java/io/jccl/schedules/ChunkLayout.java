@@ -13,6 +13,8 @@ package io.jccl.schedules;
 public record ChunkLayout(int segments, int slices)
 {
     /**
+     * @param segments parts at the first level, at least 1.
+     * @param slices   parts of each segment, at least 1.
      * @throws IllegalArgumentException if a count is below 1.
      */
     public ChunkLayout

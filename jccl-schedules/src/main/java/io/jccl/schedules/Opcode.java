@@ -82,7 +82,10 @@ public enum Opcode
         return reduces;
     }
 
-    /** @return the opcode of an ordinal, as stored in step records. */
+    /**
+     * @param ordinal an ordinal as stored in step records.
+     * @return the opcode of an ordinal, as stored in step records.
+     */
     public static Opcode of(final int ordinal)
     {
         return VALUES[ordinal];

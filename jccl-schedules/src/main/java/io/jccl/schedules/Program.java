@@ -75,7 +75,10 @@ public final class Program
         return root;
     }
 
-    /** @return the chunks of a buffer; null for a scratch buffer the program does not use. */
+    /**
+     * @param kind the buffer.
+     * @return the chunks of a buffer; null for a scratch buffer the program does not use.
+     */
     public ChunkLayout layout(final BufferKind kind)
     {
         return switch (kind)
@@ -104,7 +107,10 @@ public final class Program
             inputElements / inputLayout.chunks() * scratchLayout.chunks();
     }
 
-    /** @return the workers of a rank. */
+    /**
+     * @param rank a rank.
+     * @return the workers of a rank.
+     */
     public List<Worker> workers(final int rank)
     {
         return List.of(workers[rank]);

@@ -33,7 +33,10 @@ public final class TreeGenerator
     {
     }
 
-    /** @return true for the collectives a tree can compute. */
+    /**
+     * @param collective a collective.
+     * @return true for the collectives a tree can compute.
+     */
     public static boolean supports(final Collective collective)
     {
         return collective == Collective.ALL_REDUCE || collective == Collective.BROADCAST ||

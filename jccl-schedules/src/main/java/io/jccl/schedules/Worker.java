@@ -58,7 +58,10 @@ public final class Worker
         return records[step * StepDescriptor.WIDTH + field];
     }
 
-    /** @return the opcode of a step. */
+    /**
+     * @param step a step index.
+     * @return the opcode of a step.
+     */
     public Opcode opcode(final int step)
     {
         return Opcode.of(field(step, StepDescriptor.OPCODE));
@@ -142,6 +145,11 @@ public final class Worker
         /**
          * Appends a step over one chunk without dependency.
          *
+         * @param op       the verb.
+         * @param src      source buffer (null when the verb reads none).
+         * @param srcChunk source chunk.
+         * @param dst      destination buffer (null when the verb writes none).
+         * @param dstChunk destination chunk.
          * @return the step's index.
          */
         public int step(final Opcode op, final BufferKind src, final int srcChunk, final BufferKind dst,

@@ -31,7 +31,8 @@ import java.util.concurrent.TimeUnit;
  *     <li>{@code roundTrip}: both ends in one thread: what the protocol itself costs (headers, counters, fences),
  *     without a cache-line handoff;</li>
  *     <li>{@code pingPong}: two threads, each end in its own, a slot out on one FIFO and back on another: the
- *     {@code :ping} row is the time of one round trip (two handoffs). It needs two free cores.</li>
+ *     {@code :ping} row is the time of one round trip (two handoffs). Waits spin, then yield
+ *     ({@link #SPINS_BEFORE_YIELD}); with two free cores they seldom get that far.</li>
  * </ul>
  * {@code protocol} takes the protocols' stable names ({@code -p protocol=ll} runs one); a new protocol joins by
  * adding its name to the {@code @Param} list.
@@ -45,6 +46,12 @@ public class FifoSlotBenchmark
 {
     /** Bytes of payload per slot: one 8-byte word, the smallest message a collective sends. */
     public static final int PAYLOAD_LENGTH = Long.BYTES;
+
+    /**
+     * Busy polls before a waiting thread of {@code pingPong} yields, as jccl's progress loops spin then yield: when
+     * another process holds one of two cores, a pure spinner waits out the scheduler's slice (about 1 ms).
+     */
+    public static final int SPINS_BEFORE_YIELD = 100;
 
     private static final long SHAPE = 0x5a5a_0001L;
     private static final long PLAN = 0x5a5a_0002L;
@@ -199,13 +206,14 @@ public class FifoSlotBenchmark
 
     private static long receive(final RecvConnector receiver, final Control control)
     {
+        int polls = 0;
         while (!receiver.hasData())
         {
             if (control.stopMeasurement)
             {
                 return -1;
             }
-            Thread.onSpinWait();
+            polls = idle(polls);
         }
         final long payload = UnsafeApi.getLong(receiver.slotAddress());
         receiver.release();
@@ -214,16 +222,28 @@ public class FifoSlotBenchmark
 
     private static boolean send(final SendConnector sender, final long seq, final Control control)
     {
+        int polls = 0;
         while (!sender.hasSpace())
         {
             if (control.stopMeasurement)
             {
                 return false;
             }
-            Thread.onSpinWait();
+            polls = idle(polls);
         }
         UnsafeApi.putLong(sender.slotAddress(), seq);
         sender.publish(PAYLOAD_LENGTH, seq, SHAPE, PLAN);
         return true;
+    }
+
+    private static int idle(final int polls)
+    {
+        if (polls < SPINS_BEFORE_YIELD)
+        {
+            Thread.onSpinWait();
+            return polls + 1;
+        }
+        Thread.yield();
+        return polls;
     }
 }

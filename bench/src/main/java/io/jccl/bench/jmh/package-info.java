@@ -17,6 +17,6 @@
  * repeat a surprising run before trusting it.
  * <p>
  * Threading: JMH drives the state and benchmark methods; {@code FifoSlotBenchmark.pingPong} runs two threads
- * that spin on each other, the others one thread (plus the ranks' progress threads in the AllReduce).
+ * that spin (then yield) on each other, the others one thread (plus the ranks' progress threads in the AllReduce).
  */
 package io.jccl.bench.jmh;

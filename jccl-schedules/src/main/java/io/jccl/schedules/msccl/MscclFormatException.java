@@ -15,6 +15,7 @@ public class MscclFormatException extends JcclInvalidArgumentException
     /** The message lists at most this many errors; {@link #errors()} holds all of them. */
     static final int MAX_LISTED = 200;
 
+    /** The file or source name the errors were found in (part of the serialized form). */
     private final String source;
     private final transient List<MscclProblem> errors;
 

@@ -42,7 +42,28 @@ public record MscclSchedule(Program program, String name, Collective collective,
     int nchannels, int nchunksperloop, boolean inPlace, boolean outOfPlace, long minBytes, long maxBytes,
     String redop, int root, String source, MscclSourceMap sourceMap, List<MscclProblem> notes)
 {
-    /** Copies the notes. */
+    /**
+     * Copies the notes.
+     *
+     * @param program        the workers, one per {@code <tb>} in {@code id} order, plus one for the applied
+     *                       {@code <copy>} precopies where the file has any that matter (see {@link MscclReader}).
+     * @param name           the {@code name} attribute, or the file name when absent.
+     * @param collective     {@code coll}; {@code reduce_scatter} and {@code reducescatter} are both REDUCE_SCATTER.
+     * @param ngpus          rank count.
+     * @param protocol       {@code proto}: {@code Simple}, {@code LL} or {@code LL128}.
+     * @param nchannels      {@code nchannels}: the channels MSCCL's C executor connects.
+     * @param nchunksperloop chunks of the whole per-rank buffer of the collective (the output of AllGather, the input
+     *                       of ReduceScatter); every chunk of every buffer is that long.
+     * @param inPlace        the schedule may serve in-place calls.
+     * @param outOfPlace     the schedule may serve out-of-place calls.
+     * @param minBytes       smallest {@code nBytes} served, inclusive.
+     * @param maxBytes       largest {@code nBytes} served, inclusive; {@link Long#MAX_VALUE} when unbounded.
+     * @param redop          the {@code redop} attribute TACCL writes, or null; informational.
+     * @param root           the root of Broadcast and Reduce (jccl's {@code root} attribute, default 0), else -1.
+     * @param source         the file it came from, or a description.
+     * @param sourceMap      lines, paths and declarations of every part.
+     * @param notes          warnings found while reading (ignored elements, what the C executors would refuse).
+     */
     public MscclSchedule
     {
         notes = List.copyOf(notes);

@@ -115,19 +115,31 @@ public final class MscclSourceMap
         return algoLine;
     }
 
-    /** @return the line of a rank's {@code <gpu>}, 0 when unknown. */
+    /**
+     * @param rank a rank of the schedule.
+     * @return the line of a rank's {@code <gpu>}, 0 when unknown.
+     */
     public int gpuLine(final int rank)
     {
         return gpuLines[rank];
     }
 
-    /** @return the line of a worker's {@code <tb>}, 0 when unknown. */
+    /**
+     * @param rank   a rank of the schedule.
+     * @param worker a worker of that rank.
+     * @return the line of a worker's {@code <tb>}, 0 when unknown.
+     */
     public int workerLine(final int rank, final int worker)
     {
         return tbLines[rank][worker];
     }
 
-    /** @return the line of a step's {@code <step>}, 0 when unknown. */
+    /**
+     * @param rank   a rank of the schedule.
+     * @param worker a worker of that rank.
+     * @param step   a step of that worker.
+     * @return the line of a step's {@code <step>}, 0 when unknown.
+     */
     public int stepLine(final int rank, final int worker, final int step)
     {
         return stepLines[rank][worker][step];
@@ -143,31 +155,51 @@ public final class MscclSourceMap
         return declaredChunks[rank][kind.ordinal()];
     }
 
-    /** @return the step's {@code hasdep} flag: whether MSCCL's C executor publishes its completion. */
+    /**
+     * @param rank   a rank of the schedule.
+     * @param worker a worker of that rank.
+     * @param step   a step of that worker.
+     * @return the step's {@code hasdep} flag: whether MSCCL's C executor publishes its completion.
+     */
     public boolean hasDep(final int rank, final int worker, final int step)
     {
         return hasDep[rank][worker][step];
     }
 
-    /** @return the worker that holds the rank's applied {@code <copy>} precopies, or -1. */
+    /**
+     * @param rank a rank of the schedule.
+     * @return the worker that holds the rank's applied {@code <copy>} precopies, or -1.
+     */
     public int precopyWorker(final int rank)
     {
         return precopyWorker[rank];
     }
 
-    /** @return the element path of the rank's {@code <gpu>}. */
+    /**
+     * @param rank a rank of the schedule.
+     * @return the element path of the rank's {@code <gpu>}.
+     */
     public String path(final int rank)
     {
         return "algo/gpu[id=" + rank + "]";
     }
 
-    /** @return the element path of a worker: its {@code <tb>}, or the rank's {@code <copy>} elements. */
+    /**
+     * @param rank   a rank of the schedule.
+     * @param worker a worker of that rank.
+     * @return the element path of a worker: its {@code <tb>}, or the rank's {@code <copy>} elements.
+     */
     public String path(final int rank, final int worker)
     {
         return path(rank) + (worker == precopyWorker[rank] ? "/copy" : "/tb[id=" + worker + "]");
     }
 
-    /** @return the element path of a step: its {@code <step>}, or the {@code <copy>} it came from. */
+    /**
+     * @param rank   a rank of the schedule.
+     * @param worker a worker of that rank.
+     * @param step   a step of that worker.
+     * @return the element path of a step: its {@code <step>}, or the {@code <copy>} it came from.
+     */
     public String path(final int rank, final int worker, final int step)
     {
         if (worker == precopyWorker[rank])

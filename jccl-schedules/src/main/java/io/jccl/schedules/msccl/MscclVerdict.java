@@ -14,7 +14,13 @@ import java.util.List;
  */
 public record MscclVerdict(boolean correct, String summary, List<MscclProblem> problems)
 {
-    /** Copies the problems. */
+    /**
+     * Copies the problems.
+     *
+     * @param correct  true when the schedule computes its declared collective in every declared mode.
+     * @param summary  one line: "OK: ..." or "WRONG ...".
+     * @param problems every error and warning, each with line and path; copied.
+     */
     public MscclVerdict
     {
         problems = List.copyOf(problems);
