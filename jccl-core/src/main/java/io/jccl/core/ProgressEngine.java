@@ -16,7 +16,10 @@ final class ProgressEngine
     /** How often the agent looks for calls nobody waits on. */
     private static final long AGENT_POLL_NS = 1_000_000;
 
-    /** Spinning threads never outnumber cores: the agent helps only while waiters leave a core free. */
+    /**
+     * Spinning threads never outnumber cores: the agent helps only while fewer threads than this wait (default the
+     * core count; system property {@code jccl.agent.help}, 1 to let the agent drive only calls nobody waits on).
+     */
     private static final int CORES = Runtime.getRuntime().availableProcessors();
     private static final int HELP_LIMIT = Integer.getInteger("jccl.agent.help", CORES);
 

@@ -5,7 +5,6 @@ import io.jccl.ReduceOp;
 
 import static io.jccl.kernels.Float16.fromFloat;
 import static io.jccl.kernels.Float16.toFloat;
-import static org.agrona.UnsafeApi.copyMemory;
 import static org.agrona.UnsafeApi.getShort;
 import static org.agrona.UnsafeApi.putShort;
 
@@ -25,46 +24,24 @@ final class Float16Reducer extends HostReducer
     }
 
     @Override
-    public void reduce(
-        final long a, final boolean premulA, final long b, final boolean premulB, final long dst, final long count)
+    void premulSum(final long a, final boolean premulA, final long b, final boolean premulB, final long dst,
+        final long length)
     {
-        final long length = count << 1;
-        switch (kind())
+        if (premulA && premulB)
         {
-            case SUM -> sum(a, b, dst, length);
-            case PROD -> prod(a, b, dst, length);
-            case MAX -> max(a, b, dst, length);
-            case MIN -> min(a, b, dst, length);
-            default ->
-            {
-                if (premulA && premulB)
-                {
-                    premulSumBoth(a, b, scalar, dst, length);
-                }
-                else if (premulA || premulB)
-                {
-                    // float addition commutes, so the pre-multiplied operand may always come first
-                    premulSumOne(premulA ? a : b, premulA ? b : a, scalar, dst, length);
-                }
-                else
-                {
-                    sum(a, b, dst, length);
-                }
-            }
+            premulSumBoth(a, b, scalar, dst, length);
+        }
+        else
+        {
+            // float addition commutes, so the pre-multiplied operand may always come first
+            premulSumOne(premulA ? a : b, premulA ? b : a, scalar, dst, length);
         }
     }
 
     @Override
-    public void copy(final long src, final boolean premul, final long dst, final long count)
+    void scale(final long src, final long dst, final long length)
     {
-        if (premul && kind() == ReduceOp.Kind.PREMULSUM)
-        {
-            scale(src, scalar, dst, count << 1);
-        }
-        else
-        {
-            copyMemory(src, dst, count << 1);
-        }
+        scale(src, scalar, dst, length);
     }
 
     @Override
@@ -78,7 +55,8 @@ final class Float16Reducer extends HostReducer
         return toFloat(fromFloat(toFloat(x) * scalar));
     }
 
-    private static void sum(final long a, final long b, final long dst, final long length)
+    @Override
+    void sum(final long a, final long b, final long dst, final long length)
     {
         for (long i = 0; i < length; i += 2)
         {
@@ -86,7 +64,8 @@ final class Float16Reducer extends HostReducer
         }
     }
 
-    private static void prod(final long a, final long b, final long dst, final long length)
+    @Override
+    void prod(final long a, final long b, final long dst, final long length)
     {
         for (long i = 0; i < length; i += 2)
         {
@@ -94,7 +73,8 @@ final class Float16Reducer extends HostReducer
         }
     }
 
-    private static void max(final long a, final long b, final long dst, final long length)
+    @Override
+    void max(final long a, final long b, final long dst, final long length)
     {
         for (long i = 0; i < length; i += 2)
         {
@@ -102,7 +82,8 @@ final class Float16Reducer extends HostReducer
         }
     }
 
-    private static void min(final long a, final long b, final long dst, final long length)
+    @Override
+    void min(final long a, final long b, final long dst, final long length)
     {
         for (long i = 0; i < length; i += 2)
         {

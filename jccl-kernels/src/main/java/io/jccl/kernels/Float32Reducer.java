@@ -3,7 +3,6 @@ package io.jccl.kernels;
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
 
-import static org.agrona.UnsafeApi.copyMemory;
 import static org.agrona.UnsafeApi.getFloat;
 import static org.agrona.UnsafeApi.putFloat;
 
@@ -24,42 +23,17 @@ final class Float32Reducer extends HostReducer
     }
 
     @Override
-    public void reduce(
-        final long a, final boolean premulA, final long b, final boolean premulB, final long dst, final long count)
+    void premulSum(final long a, final boolean premulA, final long b, final boolean premulB, final long dst,
+        final long length)
     {
-        final long length = count << 2;
-        switch (kind())
-        {
-            case SUM -> sum(a, b, dst, length);
-            case PROD -> prod(a, b, dst, length);
-            case MAX -> max(a, b, dst, length);
-            case MIN -> min(a, b, dst, length);
-            default ->
-            {
-                if (premulA || premulB)
-                {
-                    // x * 1.0f is exactly x, so one loop serves both one-sided cases
-                    premulSum(a, premulA ? scalar : 1.0f, b, premulB ? scalar : 1.0f, dst, length);
-                }
-                else
-                {
-                    sum(a, b, dst, length);
-                }
-            }
-        }
+        // multiplying by one is exact, so one loop serves both one-sided cases
+        premulSum(a, premulA ? scalar : 1.0f, b, premulB ? scalar : 1.0f, dst, length);
     }
 
     @Override
-    public void copy(final long src, final boolean premul, final long dst, final long count)
+    void scale(final long src, final long dst, final long length)
     {
-        if (premul && kind() == ReduceOp.Kind.PREMULSUM)
-        {
-            scale(src, scalar, dst, count << 2);
-        }
-        else
-        {
-            copyMemory(src, dst, count << 2);
-        }
+        scale(src, scalar, dst, length);
     }
 
     @Override
@@ -68,7 +42,8 @@ final class Float32Reducer extends HostReducer
         checkDivide(divisor); // always throws: AVG on floating types is PREMULSUM
     }
 
-    private static void sum(final long a, final long b, final long dst, final long length)
+    @Override
+    void sum(final long a, final long b, final long dst, final long length)
     {
         for (long i = 0; i < length; i += 4)
         {
@@ -76,7 +51,8 @@ final class Float32Reducer extends HostReducer
         }
     }
 
-    private static void prod(final long a, final long b, final long dst, final long length)
+    @Override
+    void prod(final long a, final long b, final long dst, final long length)
     {
         for (long i = 0; i < length; i += 4)
         {
@@ -84,7 +60,8 @@ final class Float32Reducer extends HostReducer
         }
     }
 
-    private static void max(final long a, final long b, final long dst, final long length)
+    @Override
+    void max(final long a, final long b, final long dst, final long length)
     {
         for (long i = 0; i < length; i += 4)
         {
@@ -92,7 +69,8 @@ final class Float32Reducer extends HostReducer
         }
     }
 
-    private static void min(final long a, final long b, final long dst, final long length)
+    @Override
+    void min(final long a, final long b, final long dst, final long length)
     {
         for (long i = 0; i < length; i += 4)
         {

@@ -3,6 +3,7 @@ package io.jccl.kernels;
 import io.jccl.DataType;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.ReduceOp;
+import org.agrona.UnsafeApi;
 
 import java.math.BigDecimal;
 
@@ -122,7 +123,29 @@ public abstract class HostReducer
      * @param dst     address of the result: exactly a, exactly b, or a range overlapping neither.
      * @param count   elements.
      */
-    public abstract void reduce(long a, boolean premulA, long b, boolean premulB, long dst, long count);
+    public final void reduce(final long a, final boolean premulA, final long b, final boolean premulB, final long dst,
+        final long count)
+    {
+        final long length = count * type.byteSize();
+        switch (kind)
+        {
+            case SUM -> sum(a, b, dst, length);
+            case PROD -> prod(a, b, dst, length);
+            case MAX -> max(a, b, dst, length);
+            case MIN -> min(a, b, dst, length);
+            default ->
+            {
+                if (premulA || premulB)
+                {
+                    premulSum(a, premulA, b, premulB, dst, length);
+                }
+                else
+                {
+                    sum(a, b, dst, length);
+                }
+            }
+        }
+    }
 
     /**
      * For i in [0, count): {@code dst[i] = pre(src[i])}; a plain memory copy unless PREMULSUM pre-multiplies.
@@ -132,7 +155,38 @@ public abstract class HostReducer
      * @param dst    address of the result: exactly src, or a range not overlapping it.
      * @param count  elements.
      */
-    public abstract void copy(long src, boolean premul, long dst, long count);
+    public final void copy(final long src, final boolean premul, final long dst, final long count)
+    {
+        if (premul && kind == ReduceOp.Kind.PREMULSUM)
+        {
+            scale(src, dst, count * type.byteSize());
+        }
+        else
+        {
+            UnsafeApi.copyMemory(src, dst, count * type.byteSize());
+        }
+    }
+
+    // The element loops of one type: lengths are in bytes. Each subclass compiles its own loops, so the element
+    // operation is inlined; dispatch happens once per call in reduce and copy above.
+
+    /** {@code dst = a + b}. */
+    abstract void sum(long a, long b, long dst, long length);
+
+    /** {@code dst = a * b}. */
+    abstract void prod(long a, long b, long dst, long length);
+
+    /** {@code dst = max(a, b)}. */
+    abstract void max(long a, long b, long dst, long length);
+
+    /** {@code dst = min(a, b)}. */
+    abstract void min(long a, long b, long dst, long length);
+
+    /** {@code dst = pre(a) + pre(b)}, at least one of the flags set. */
+    abstract void premulSum(long a, boolean premulA, long b, boolean premulB, long dst, long length);
+
+    /** {@code dst = src * scalar}. */
+    abstract void scale(long src, long dst, long length);
 
     /**
      * Divides in place, for AVG on integers (SUM, then this). Signed types truncate toward zero as Java and C do

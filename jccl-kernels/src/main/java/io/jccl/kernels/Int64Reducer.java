@@ -3,7 +3,6 @@ package io.jccl.kernels;
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
 
-import static org.agrona.UnsafeApi.copyMemory;
 import static org.agrona.UnsafeApi.getLong;
 import static org.agrona.UnsafeApi.putLong;
 
@@ -25,41 +24,29 @@ final class Int64Reducer extends HostReducer
     }
 
     @Override
-    public void reduce(
-        final long a, final boolean premulA, final long b, final boolean premulB, final long dst, final long count)
+    void max(final long a, final long b, final long dst, final long length)
     {
-        final long length = count << 3;
-        switch (kind())
-        {
-            case SUM -> sum(a, b, dst, length);
-            case PROD -> prod(a, b, dst, length);
-            case MAX -> max(a, b, dst, length, bias);
-            case MIN -> min(a, b, dst, length, bias);
-            default ->
-            {
-                if (premulA || premulB)
-                {
-                    premulSum(a, premulA ? scalar : 1, b, premulB ? scalar : 1, dst, length);
-                }
-                else
-                {
-                    sum(a, b, dst, length);
-                }
-            }
-        }
+        max(a, b, dst, length, bias);
     }
 
     @Override
-    public void copy(final long src, final boolean premul, final long dst, final long count)
+    void min(final long a, final long b, final long dst, final long length)
     {
-        if (premul && kind() == ReduceOp.Kind.PREMULSUM)
-        {
-            scale(src, scalar, dst, count << 3);
-        }
-        else
-        {
-            copyMemory(src, dst, count << 3);
-        }
+        min(a, b, dst, length, bias);
+    }
+
+    @Override
+    void premulSum(final long a, final boolean premulA, final long b, final boolean premulB, final long dst,
+        final long length)
+    {
+        // multiplying by one is exact, so one loop serves both one-sided cases
+        premulSum(a, premulA ? scalar : 1L, b, premulB ? scalar : 1L, dst, length);
+    }
+
+    @Override
+    void scale(final long src, final long dst, final long length)
+    {
+        scale(src, scalar, dst, length);
     }
 
     @Override
@@ -83,7 +70,8 @@ final class Int64Reducer extends HostReducer
         }
     }
 
-    private static void sum(final long a, final long b, final long dst, final long length)
+    @Override
+    void sum(final long a, final long b, final long dst, final long length)
     {
         for (long i = 0; i < length; i += 8)
         {
@@ -91,7 +79,8 @@ final class Int64Reducer extends HostReducer
         }
     }
 
-    private static void prod(final long a, final long b, final long dst, final long length)
+    @Override
+    void prod(final long a, final long b, final long dst, final long length)
     {
         for (long i = 0; i < length; i += 8)
         {

@@ -3,7 +3,6 @@ package io.jccl.kernels;
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
 
-import static org.agrona.UnsafeApi.copyMemory;
 import static org.agrona.UnsafeApi.getByte;
 import static org.agrona.UnsafeApi.putByte;
 
@@ -25,40 +24,29 @@ final class Int8Reducer extends HostReducer
     }
 
     @Override
-    public void reduce(
-        final long a, final boolean premulA, final long b, final boolean premulB, final long dst, final long count)
+    void max(final long a, final long b, final long dst, final long length)
     {
-        switch (kind())
-        {
-            case SUM -> sum(a, b, dst, count);
-            case PROD -> prod(a, b, dst, count);
-            case MAX -> max(a, b, dst, count, bias);
-            case MIN -> min(a, b, dst, count, bias);
-            default ->
-            {
-                if (premulA || premulB)
-                {
-                    premulSum(a, premulA ? scalar : 1, b, premulB ? scalar : 1, dst, count);
-                }
-                else
-                {
-                    sum(a, b, dst, count);
-                }
-            }
-        }
+        max(a, b, dst, length, bias);
     }
 
     @Override
-    public void copy(final long src, final boolean premul, final long dst, final long count)
+    void min(final long a, final long b, final long dst, final long length)
     {
-        if (premul && kind() == ReduceOp.Kind.PREMULSUM)
-        {
-            scale(src, scalar, dst, count);
-        }
-        else
-        {
-            copyMemory(src, dst, count);
-        }
+        min(a, b, dst, length, bias);
+    }
+
+    @Override
+    void premulSum(final long a, final boolean premulA, final long b, final boolean premulB, final long dst,
+        final long length)
+    {
+        // multiplying by one is exact, so one loop serves both one-sided cases
+        premulSum(a, premulA ? scalar : 1, b, premulB ? scalar : 1, dst, length);
+    }
+
+    @Override
+    void scale(final long src, final long dst, final long length)
+    {
+        scale(src, scalar, dst, length);
     }
 
     @Override
@@ -81,7 +69,8 @@ final class Int8Reducer extends HostReducer
         }
     }
 
-    private static void sum(final long a, final long b, final long dst, final long count)
+    @Override
+    void sum(final long a, final long b, final long dst, final long count)
     {
         for (long i = 0; i < count; i++)
         {
@@ -89,7 +78,8 @@ final class Int8Reducer extends HostReducer
         }
     }
 
-    private static void prod(final long a, final long b, final long dst, final long count)
+    @Override
+    void prod(final long a, final long b, final long dst, final long count)
     {
         for (long i = 0; i < count; i++)
         {
