@@ -1,0 +1,177 @@
+package io.jccl.autotune;
+
+import io.jccl.Algorithm;
+import io.jccl.Collective;
+import io.jccl.JcclInvalidArgumentException;
+import io.jccl.Plan;
+import io.jccl.Protocol;
+import io.jccl.TransportKind;
+import io.jccl.schedules.Generators;
+
+/**
+ * Predicts how long a plan takes, in NCCL's alpha-beta form (latency x steps + bytes / bandwidth) with the host's
+ * costs from a {@link Calibration}. Pure arithmetic on doubles, so every JVM predicts the same for the same input.
+ * <p>
+ * For a call of {@code bytes} ({@code nBytes}) on {@code n} ranks, {@code C} channels, chunk {@code k} capped to
+ * the protocol's slot payload ({@link KnobSpace#cap}):
+ * <pre>
+ * time = steps x (stepNs x contention + hopNs)             handoffs along the algorithm's critical path
+ *      + slots x slotNs x contention                       per-slot bookkeeping of one channel
+ *      + fillDepth x min(k, segment) / channelBandwidth    the pipeline filling: a slot is read once written
+ *      + busBytes / rankBandwidth                          streaming
+ * </pre>
+ * <ul>
+ *     <li>Steps and bus bytes as nccl-tests count them: ring AllReduce 2(n-1) steps of n-th segments (bus bytes
+ *     2(n-1)/n x bytes), AllGather, ReduceScatter and AllToAll n-1 steps ((n-1)/n), Broadcast and Reduce a chain
+ *     of n-1 hops moving every byte once (1). Tree: 2 ceil(log2 n) steps for AllReduce, ceil(log2 n) for
+ *     Broadcast and Reduce; its busiest rank (a node of the binary heap with a parent and two children) moves up
+ *     to 3 x bytes in AllReduce, 2 x bytes in Broadcast and Reduce.</li>
+ *     <li>Slots: each step moves its segment ({@code bytes / (n C)} for ring AllReduce, AllGather, ReduceScatter
+ *     and AllToAll, {@code bytes / C} otherwise) in {@code ceil(segment / k)} slots.</li>
+ *     <li>Fill: rings lose one slot's time (every rank starts at once); chains and trees one per hop of depth.</li>
+ *     <li>Bandwidth: the {@code ranksPerNode x C} workers share the cores; those beyond the cores add no
+ *     bandwidth ({@code min(workers, cores) x threadGBps}, capped by the host's {@code capGBps}, split among the
+ *     host's ranks), and every latency grows by {@code contention = max(1, workers / cores)}: on 2 cores, 4
+ *     spinning ranks time-share. Protocol efficiency (SIMPLE 1, LL 0.5, LL128 120/128) and copies per byte
+ *     delivered divide it: P2P with SIMPLE reads the peer's buffer directly (1 copy), P2P with LL or LL128 writes
+ *     the receiver's FIFO and reads it out (2), SHM stages once more than P2P, NET copies in and out (2).</li>
+ *     <li>Across nodes every hop is bounded by the network: the slower of the plan's transport and NET sets the
+ *     hop latency and, with {@code min(C x threadGBps, capGBps)} of NET, the bandwidth.</li>
+ * </ul>
+ * One rank predicts 0: nothing moves. The model is deliberately simple; its job is to rank plans, not to time
+ * them, and tests hold it to qualitative facts (LL for tiny calls, SIMPLE for large ones).
+ */
+public final class CostModel
+{
+    private final Calibration calibration;
+
+    /**
+     * @param calibration the constants.
+     * @throws JcclInvalidArgumentException if calibration is null.
+     */
+    public CostModel(final Calibration calibration)
+    {
+        if (calibration == null)
+        {
+            throw new JcclInvalidArgumentException("calibration is null");
+        }
+        this.calibration = calibration;
+    }
+
+    /** @return the constants. */
+    public Calibration calibration()
+    {
+        return calibration;
+    }
+
+    /**
+     * @param request the call shape.
+     * @param plan    a plan for it (its algorithm is taken as it runs: {@link Generators#effective}).
+     * @return the predicted time of the call in ns, finite and not negative.
+     */
+    public double predictNanos(final PlanRequest request, final Plan plan)
+    {
+        final int n = request.ranks();
+        if (n == 1)
+        {
+            return 0.0;
+        }
+        final Collective collective = request.collective();
+        final Algorithm algorithm = Generators.effective(plan.algorithm(), collective);
+        final boolean tree = algorithm == Algorithm.TREE && collective != Collective.ALL_TO_ALL;
+        final int channels = plan.channels();
+        final Protocol protocol = plan.protocol();
+        final double bytes = request.bytes();
+
+        final int steps = steps(tree, collective, n);
+        final double rounds = rounds(tree, collective, n);
+        final boolean perRankSegments = !tree && !collective.isRooted();
+        final double segment = perRankSegments ? bytes / ((double)n * channels) : bytes / channels;
+        final double fillDepth = tree ? steps : (perRankSegments ? 1 : n - 1);
+
+        final int local = request.ranksPerNode();
+        final double workers = (double)local * channels;
+        final double contention = Math.max(1.0, workers / calibration.cores());
+        final Calibration.TransportCost path = calibration.transport(plan.transport());
+        double hopNs = path.hopNs();
+        double rankGBps = Math.min(Math.min(workers, calibration.cores()) * path.threadGBps(), path.capGBps()) / local;
+        if (request.nodes() > 1 && plan.transport() != TransportKind.NET)
+        {
+            final Calibration.TransportCost net = calibration.net();
+            hopNs = Math.max(hopNs, net.hopNs());
+            rankGBps = Math.min(rankGBps, Math.min(channels * net.threadGBps(), net.capGBps()));
+        }
+        final double dataBytesPerNs = rankGBps * Calibration.efficiency(protocol) / copies(plan.transport(), protocol);
+        final double channelBytesPerNs = dataBytesPerNs / channels;
+
+        final Calibration.ProtocolCost cost = calibration.protocol(protocol);
+        final double piece = KnobSpace.cap(protocol, plan.chunkBytes());
+        final double slots = rounds * Math.ceil(segment / piece);
+
+        return steps * (cost.stepNs() * contention + hopNs) +
+            slots * cost.slotNs() * contention +
+            fillDepth * Math.min(piece, segment) / channelBytesPerNs +
+            rounds * segment * channels / dataBytesPerNs;
+    }
+
+    /**
+     * @param tree       true for the tree algorithm (AllReduce, Broadcast, Reduce).
+     * @param collective the collective.
+     * @param n          ranks, at least 2.
+     * @return handoffs along the critical path.
+     */
+    static int steps(final boolean tree, final Collective collective, final int n)
+    {
+        if (tree)
+        {
+            final int depth = ceilLog2(n);
+            return collective == Collective.ALL_REDUCE ? 2 * depth : depth;
+        }
+        return collective == Collective.ALL_REDUCE ? 2 * (n - 1) : n - 1;
+    }
+
+    /**
+     * @param tree       true for the tree algorithm.
+     * @param collective the collective.
+     * @param n          ranks, at least 2.
+     * @return segments the busiest rank moves per channel (ring: a segment per step; chain: the whole buffer
+     *         once; tree: once per edge of its busiest node).
+     */
+    static double rounds(final boolean tree, final Collective collective, final int n)
+    {
+        if (tree)
+        {
+            if (collective == Collective.ALL_REDUCE)
+            {
+                return n == 2 ? 1 : (n <= 4 ? 2 : 3);
+            }
+            return Math.min(n - 1, 2);
+        }
+        if (collective.isRooted())
+        {
+            return 1;
+        }
+        return collective == Collective.ALL_REDUCE ? 2 * (n - 1) : n - 1;
+    }
+
+    /**
+     * @param transport the transport.
+     * @param protocol  the protocol.
+     * @return bytes copied per data byte delivered.
+     */
+    static int copies(final TransportKind transport, final Protocol protocol)
+    {
+        final int p2p = protocol == Protocol.SIMPLE ? 1 : 2;
+        return switch (transport)
+        {
+            case P2P -> p2p;
+            case SHM -> p2p + 1;
+            case NET -> 2;
+        };
+    }
+
+    static int ceilLog2(final int n)
+    {
+        return n <= 1 ? 0 : 32 - Integer.numberOfLeadingZeros(n - 1);
+    }
+}

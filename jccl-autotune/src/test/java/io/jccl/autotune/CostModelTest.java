@@ -1,0 +1,192 @@
+package io.jccl.autotune;
+
+import io.jccl.Algorithm;
+import io.jccl.Collective;
+import io.jccl.DataType;
+import io.jccl.JcclInvalidArgumentException;
+import io.jccl.Plan;
+import io.jccl.Protocol;
+import io.jccl.TransportKind;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class CostModelTest
+{
+    private static final long MIB_64 = 64L << 20;
+    private static final CostModel MODEL = new CostModel(Calibration.defaults());
+
+    private static PlanRequest allReduce(final long bytes, final int ranks)
+    {
+        return new PlanRequest(Collective.ALL_REDUCE, DataType.FLOAT32, bytes, ranks);
+    }
+
+    private static Plan plan(final Algorithm algorithm, final Protocol protocol, final TransportKind transport,
+        final int channels)
+    {
+        return new Plan(algorithm, protocol, transport, channels, PinnedTuner.HOST_THREADS,
+            KnobSpace.cap(protocol, 128 << 10));
+    }
+
+    private static double predict(final PlanRequest request, final Plan plan)
+    {
+        return MODEL.predictNanos(request, plan);
+    }
+
+    @Test
+    void shouldPredictNothingWhenThereIsOneRank()
+    {
+        assertEquals(0.0, predict(allReduce(MIB_64, 1), plan(Algorithm.RING, Protocol.LL, TransportKind.SHM, 4)));
+    }
+
+    @Test
+    void shouldPredictLongerTimesForMoreBytes()
+    {
+        final Plan plan = plan(Algorithm.RING, Protocol.SIMPLE, TransportKind.P2P, 1);
+        double previous = predict(allReduce(0, 4), plan);
+        assertTrue(previous > 0);
+        for (long bytes = 1; bytes <= MIB_64; bytes *= 4)
+        {
+            final double nanos = predict(allReduce(bytes, 4), plan);
+            assertTrue(nanos >= previous, bytes + ": " + nanos + " < " + previous);
+            previous = nanos;
+        }
+    }
+
+    @Test
+    void shouldFavourLowLatencyWhenTheCallIsTiny()
+    {
+        final PlanRequest tiny = allReduce(8, 2);
+        final double simple = predict(tiny, plan(Algorithm.RING, Protocol.SIMPLE, TransportKind.P2P, 1));
+        final double ll = predict(tiny, plan(Algorithm.RING, Protocol.LL, TransportKind.P2P, 1));
+        final double ll128 = predict(tiny, plan(Algorithm.RING, Protocol.LL128, TransportKind.P2P, 1));
+        assertTrue(ll < ll128 && ll128 < simple, ll + " " + ll128 + " " + simple);
+    }
+
+    @Test
+    void shouldFavourSimpleWhenTheCallIsLarge()
+    {
+        final PlanRequest large = allReduce(MIB_64, 2);
+        final double simple = predict(large, plan(Algorithm.RING, Protocol.SIMPLE, TransportKind.P2P, 1));
+        final double ll = predict(large, plan(Algorithm.RING, Protocol.LL, TransportKind.P2P, 1));
+        final double ll128 = predict(large, plan(Algorithm.RING, Protocol.LL128, TransportKind.P2P, 1));
+        assertTrue(simple < ll128 && ll128 < ll, simple + " " + ll128 + " " + ll);
+    }
+
+    @Test
+    void shouldChargeShmAnExtraCopyOverP2p()
+    {
+        for (final Protocol protocol : Protocol.values())
+        {
+            final double p2p = predict(allReduce(MIB_64, 2), plan(Algorithm.RING, protocol, TransportKind.P2P, 1));
+            final double shm = predict(allReduce(MIB_64, 2), plan(Algorithm.RING, protocol, TransportKind.SHM, 1));
+            assertTrue(p2p < shm, protocol + ": " + p2p + " >= " + shm);
+        }
+        assertEquals(1, CostModel.copies(TransportKind.P2P, Protocol.SIMPLE));
+        assertEquals(2, CostModel.copies(TransportKind.SHM, Protocol.SIMPLE));
+        assertEquals(3, CostModel.copies(TransportKind.SHM, Protocol.LL));
+    }
+
+    @Test
+    void shouldGainNoBandwidthFromChannelsBeyondTheCores()
+    {
+        final PlanRequest large = allReduce(MIB_64, 2);
+        final double one = predict(large, plan(Algorithm.RING, Protocol.SIMPLE, TransportKind.P2P, 1));
+        final double eight = predict(large, plan(Algorithm.RING, Protocol.SIMPLE, TransportKind.P2P, 8));
+        assertTrue(one < eight, "on 2 cores 2 ranks fill the cores: " + one + " >= " + eight);
+
+        final CostModel sixteenCores = new CostModel(Calibration.defaults(16));
+        final double wideOne = sixteenCores.predictNanos(large, plan(Algorithm.RING, Protocol.SIMPLE,
+            TransportKind.P2P, 1));
+        final double wideFour = sixteenCores.predictNanos(large, plan(Algorithm.RING, Protocol.SIMPLE,
+            TransportKind.P2P, 4));
+        assertTrue(wideFour < wideOne, "on 16 cores 4 channels add bandwidth: " + wideFour + " >= " + wideOne);
+    }
+
+    @Test
+    void shouldGrowLatencyWhenRanksTimeShareTheCores()
+    {
+        final Plan plan = plan(Algorithm.RING, Protocol.LL, TransportKind.P2P, 1);
+        final double twoCores = new CostModel(Calibration.defaults(2)).predictNanos(allReduce(8, 8), plan);
+        final double eightCores = new CostModel(Calibration.defaults(8)).predictNanos(allReduce(8, 8), plan);
+        assertTrue(twoCores > 3 * eightCores, twoCores + " vs " + eightCores);
+    }
+
+    @Test
+    void shouldFavourTreeForSmallAndRingForLargeAllReduce()
+    {
+        final Plan tree = plan(Algorithm.TREE, Protocol.LL, TransportKind.P2P, 1);
+        final Plan ring = plan(Algorithm.RING, Protocol.LL, TransportKind.P2P, 1);
+        assertTrue(predict(allReduce(64, 8), tree) < predict(allReduce(64, 8), ring));
+        final Plan bigTree = plan(Algorithm.TREE, Protocol.SIMPLE, TransportKind.P2P, 1);
+        final Plan bigRing = plan(Algorithm.RING, Protocol.SIMPLE, TransportKind.P2P, 1);
+        assertTrue(predict(allReduce(MIB_64, 8), bigRing) < predict(allReduce(MIB_64, 8), bigTree));
+    }
+
+    @Test
+    void shouldPredictATreeThatCannotRunAsTheRingItRunsAs()
+    {
+        final PlanRequest allGather = new PlanRequest(Collective.ALL_GATHER, DataType.FLOAT32, 1 << 20, 4);
+        assertEquals(predict(allGather, plan(Algorithm.RING, Protocol.SIMPLE, TransportKind.P2P, 2)),
+            predict(allGather, plan(Algorithm.TREE, Protocol.SIMPLE, TransportKind.P2P, 2)));
+    }
+
+    @Test
+    void shouldBeBoundByTheNetworkWhenRanksSpanNodes()
+    {
+        final Plan plan = plan(Algorithm.RING, Protocol.SIMPLE, TransportKind.P2P, 1);
+        final PlanRequest oneNode = allReduce(1 << 20, 4);
+        final PlanRequest twoNodes = new PlanRequest(Collective.ALL_REDUCE, DataType.FLOAT32, 1 << 20, 4, 2, 1,
+            false);
+        assertTrue(predict(twoNodes, plan) > 2 * predict(oneNode, plan));
+    }
+
+    @Test
+    void shouldCountStepsAndSegmentsAsNcclTestsDo()
+    {
+        assertEquals(6, CostModel.steps(false, Collective.ALL_REDUCE, 4));
+        assertEquals(3, CostModel.steps(false, Collective.ALL_GATHER, 4));
+        assertEquals(3, CostModel.steps(false, Collective.BROADCAST, 4));
+        assertEquals(6, CostModel.steps(true, Collective.ALL_REDUCE, 5));
+        assertEquals(2, CostModel.steps(true, Collective.REDUCE, 4));
+        assertEquals(0, CostModel.ceilLog2(1));
+        assertEquals(3, CostModel.ceilLog2(8));
+        assertEquals(4, CostModel.ceilLog2(9));
+        assertEquals(6.0, CostModel.rounds(false, Collective.ALL_REDUCE, 4));
+        assertEquals(1.0, CostModel.rounds(false, Collective.BROADCAST, 4));
+        assertEquals(3.0, CostModel.rounds(true, Collective.ALL_REDUCE, 8));
+        assertEquals(2.0, CostModel.rounds(true, Collective.BROADCAST, 8));
+    }
+
+    @Test
+    void shouldValidateCalibrationNamingTheField()
+    {
+        final Calibration defaults = Calibration.defaults();
+        assertEquals(2, defaults.cores());
+        assertEquals(300.0, defaults.protocol(Protocol.SIMPLE).stepNs());
+        assertEquals(150.0, defaults.protocol(Protocol.LL).stepNs());
+        assertEquals(200.0, defaults.protocol(Protocol.LL128).stepNs());
+        assertEquals(16.0, defaults.transport(TransportKind.P2P).capGBps());
+        assertEquals(1.0, Calibration.efficiency(Protocol.SIMPLE));
+        assertEquals(0.5, Calibration.efficiency(Protocol.LL));
+        assertEquals(120.0 / 128.0, Calibration.efficiency(Protocol.LL128));
+        assertTrue(assertThrows(JcclInvalidArgumentException.class,
+            () -> new Calibration.ProtocolCost(-1, 0)).getMessage().contains("stepNs"));
+        assertTrue(assertThrows(JcclInvalidArgumentException.class,
+            () -> new Calibration.TransportCost(0, Double.NaN, 1)).getMessage().contains("threadGBps"));
+        assertTrue(assertThrows(JcclInvalidArgumentException.class,
+            () -> Calibration.defaults(0)).getMessage().contains("cores"));
+        assertTrue(assertThrows(JcclInvalidArgumentException.class,
+            () -> new CostModel(null)).getMessage().contains("calibration"));
+    }
+
+    @Test
+    void shouldHashCalibrationsByTheirConstants()
+    {
+        assertEquals(Calibration.defaults().stableHash(), Calibration.defaults(2).stableHash());
+        assertNotEquals(Calibration.defaults().stableHash(), Calibration.defaults(4).stableHash());
+    }
+}
