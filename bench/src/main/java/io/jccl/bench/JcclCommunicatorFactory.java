@@ -57,9 +57,8 @@ public final class JcclCommunicatorFactory implements CommunicatorFactory
     public Communicator[] create(final BenchOptions options, final int nRanks)
     {
         final Context context = context(options);
-        description = "jccl timeoutMs=" + context.timeoutMs() + " algorithm=" +
-            (context.algorithm() == null ? "auto" : context.algorithm().lowerName()) + " channels=" +
-            context.channels() + " chunkBytes=" + context.chunkBytes() + " schedules=" + context.scheduleFiles();
+        description = "jccl timeoutMs=" + context.timeoutMs() + " pins=" + context.constraints() + " schedules=" +
+            context.scheduleFiles();
         return Jccl.initAll(context, nRanks);
     }
 

@@ -153,8 +153,9 @@ class BenchOptionsTest
         options.validate();
         final Context context = JcclCommunicatorFactory.context(options);
         assertEquals(1500, context.timeoutMs());
-        assertEquals(Algorithm.TREE, context.algorithm());
-        assertEquals(4, context.channels());
+        assertEquals(java.util.Set.of(Algorithm.TREE), context.constraints().algorithms(io.jccl.Collective.ALL_REDUCE));
+        assertEquals(4, context.constraints().minChannels());
+        assertEquals(4, context.constraints().maxChannels());
         assertEquals(65536, context.chunkBytes());
     }
 

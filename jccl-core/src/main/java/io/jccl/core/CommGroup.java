@@ -4,9 +4,11 @@ import io.jccl.Algorithm;
 import io.jccl.Collective;
 import io.jccl.Communicator;
 import io.jccl.JcclException;
+import io.jccl.JcclInvalidUsageException;
 import io.jccl.Topology;
-import io.jccl.autotune.PinnedTuner;
-import io.jccl.autotune.Tuner;
+import io.jccl.TransportKind;
+import io.jccl.autotune.PlanConstraints;
+import io.jccl.autotune.TunerChain;
 import io.jccl.kernels.HostDevice;
 import io.jccl.schedules.Generators;
 import io.jccl.schedules.Program;
@@ -28,7 +30,7 @@ final class CommGroup
     final Context context;
     final Topology topology;
     final InProcessTransport transport = new InProcessTransport();
-    final Tuner tuner;
+    final TunerChain tuner;
     final ScheduleRegistry schedules;
     private final LocalCommunicator[] communicators;
     private final ConcurrentHashMap<Long, Program> programs = new ConcurrentHashMap<>();
@@ -39,8 +41,14 @@ final class CommGroup
     {
         this.context = context;
         this.topology = Topology.singleProcess(nRanks);
-        this.tuner = new PinnedTuner(context.algorithm(), context.protocol(), context.channels(),
-            context.chunkBytes());
+        final PlanConstraints constraints = context.constraints();
+        if (constraints.transport() == TransportKind.NET)
+        {
+            throw new JcclInvalidUsageException(Context.TRANSPORT_PROP_NAME + "=net needs ranks on other hosts; " +
+                "all " + nRanks + " ranks of this communicator share one process (valid here: p2p, shm)");
+        }
+        this.tuner = TunerChain.create(constraints, context.calibration(), context.tunerConfigFile());
+        tuner.warnings().forEach(w -> LOG.warn("jccl WARN {}", w));
         this.schedules = ScheduleRegistry.load(context.scheduleFiles());
         this.communicators = new LocalCommunicator[nRanks];
         this.open = new AtomicInteger(nRanks);
@@ -50,6 +58,11 @@ final class CommGroup
     {
         HostDevice.checkJvmFlags();
         final CommGroup group = new CommGroup(context, nRanks);
+        if (context.debugInfo())
+        {
+            LOG.info("jccl INFO tuning: {}; cost model calibration: {}", group.tuner.constraints().isNone() ?
+                "no pins" : "pins " + group.tuner.constraints(), Calibrator.describe(context.calibration()));
+        }
         for (int r = 0; r < nRanks; r++)
         {
             group.communicators[r] = new LocalCommunicator(group, r);

@@ -2,8 +2,10 @@ package io.jccl.core;
 
 import io.jccl.Algorithm;
 import io.jccl.JcclInvalidArgumentException;
-import io.jccl.Plan;
 import io.jccl.Protocol;
+import io.jccl.TransportKind;
+import io.jccl.autotune.Calibration;
+import io.jccl.autotune.PlanConstraints;
 
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -12,8 +14,14 @@ import java.util.List;
 /**
  * Settings of communicators, in the style of Aeron's {@code MediaDriver.Context}: {@code x()} reads, {@code x(v)}
  * sets and returns this. Defaults come from {@code JCCL_*} environment variables (or system properties of the same
- * name in lower case with dots, {@code jccl.timeout.ms}); {@link #conclude()} validates every range, naming the
- * property.
+ * name in lower case with dots, {@code jccl.timeout.ms}); {@link #conclude()} validates every setting, naming the
+ * variable.
+ * <p>
+ * The plan knobs ({@code JCCL_ALGO}, {@code JCCL_PROTO}, {@code JCCL_TRANSPORT}, {@code JCCL_MIN_NCHANNELS},
+ * {@code JCCL_MAX_NCHANNELS}, {@code JCCL_NTHREADS}, {@code JCCL_CHUNK_SIZE}) constrain what the tuners may choose
+ * (DESIGN.md, "Plans"); {@code JCCL_ALGO} and {@code JCCL_PROTO} take NCCL's syntax: a list ({@code ring,tree}), an
+ * exclusion ({@code ^ll128}) or a per-collective form ({@code allreduce:tree,ring;allgather:ring}). A table in NCCL's
+ * tuner-plugin format ({@code JCCL_TUNER_CONFIG_FILE}) ranks above the cost model, below the pins.
  */
 public final class Context
 {
@@ -21,32 +29,43 @@ public final class Context
     public static final String TIMEOUT_MS_PROP_NAME = "JCCL_TIMEOUT_MS";
     /** Default deadline: 5 minutes. */
     public static final long TIMEOUT_MS_DEFAULT = 300_000;
-    /** Pinned algorithm ({@code ring}, {@code tree}); unset lets jccl choose. */
-    public static final String ALGO_PROP_NAME = "JCCL_ALGO";
-    /** Pinned protocol ({@code simple}, {@code ll}, {@code ll128}); unset lets jccl choose (SIMPLE today). */
-    public static final String PROTO_PROP_NAME = "JCCL_PROTO";
-    /** Channels per call. */
-    public static final String NCHANNELS_PROP_NAME = "JCCL_MAX_NCHANNELS";
-    /** Default channels on the host backend: one (on few cores more channels only interleave). */
-    public static final int NCHANNELS_DEFAULT = 1;
-    /** Pipelining grain in bytes. */
-    public static final String CHUNK_SIZE_PROP_NAME = "JCCL_CHUNK_SIZE";
-    /** Default chunk: 128 KiB (the best staged slot size measured here, PERF-NOTES.md). */
+    /** Algorithms allowed, NCCL's syntax ({@code ring}, {@code tree}, {@code ^tree}, {@code allreduce:tree}). */
+    public static final String ALGO_PROP_NAME = PlanConstraints.ALGO_ENV;
+    /** Protocols allowed, NCCL's syntax ({@code simple}, {@code ll}, {@code ll128}, {@code ^ll128}). */
+    public static final String PROTO_PROP_NAME = PlanConstraints.PROTO_ENV;
+    /** Transport pinned: {@code p2p}, {@code shm} (or {@code net} between hosts). */
+    public static final String TRANSPORT_PROP_NAME = PlanConstraints.TRANSPORT_ENV;
+    /** Fewest channels per call. */
+    public static final String MIN_NCHANNELS_PROP_NAME = PlanConstraints.MIN_CHANNELS_ENV;
+    /** Most channels per call. */
+    public static final String NCHANNELS_PROP_NAME = PlanConstraints.MAX_CHANNELS_ENV;
+    /** Threads per block (CUDA only; no effect on the host backend). */
+    public static final String NTHREADS_PROP_NAME = PlanConstraints.THREADS_ENV;
+    /** Pipelining grain in bytes ({@code 131072}, {@code 128K}). */
+    public static final String CHUNK_SIZE_PROP_NAME = PlanConstraints.CHUNK_ENV;
+    /** The chunk a schedule runs with unless one is pinned: 128 KiB (the best staged slot size measured here). */
     public static final int CHUNK_SIZE_DEFAULT = 128 * 1024;
+    /** A CSV table in the format of NCCL's example tuner plugin. */
+    public static final String TUNER_CONFIG_FILE_PROP_NAME = "JCCL_TUNER_CONFIG_FILE";
     /** MSCCL XML schedules to register: files or directories (every {@code *.xml} in them), ':' or ',' separated. */
     public static final String SCHEDULE_FILES_PROP_NAME = "JCCL_SCHEDULE_FILES";
     /** Log level of jccl's own diagnostics: {@code WARN} (default), {@code INFO}. */
     public static final String DEBUG_PROP_NAME = "JCCL_DEBUG";
 
     private long timeoutMs = longSetting(TIMEOUT_MS_PROP_NAME, TIMEOUT_MS_DEFAULT);
-    private Algorithm algorithm = algorithmSetting();
-    private Protocol protocol = protocolSetting();
-    private int channels = (int)longSetting(NCHANNELS_PROP_NAME, NCHANNELS_DEFAULT);
-    private int chunkBytes = (int)longSetting(CHUNK_SIZE_PROP_NAME, CHUNK_SIZE_DEFAULT);
+    private String algo = setting(ALGO_PROP_NAME);
+    private String proto = setting(PROTO_PROP_NAME);
+    private String transport = setting(TRANSPORT_PROP_NAME);
+    private String minChannels = setting(MIN_NCHANNELS_PROP_NAME);
+    private String maxChannels = setting(NCHANNELS_PROP_NAME);
+    private String threads = setting(NTHREADS_PROP_NAME);
+    private String chunk = setting(CHUNK_SIZE_PROP_NAME);
+    private Path tunerConfigFile = pathSetting(TUNER_CONFIG_FILE_PROP_NAME);
+    private Calibration calibration;
     private boolean debugInfo = "INFO".equalsIgnoreCase(setting(DEBUG_PROP_NAME)) ||
         "TRACE".equalsIgnoreCase(setting(DEBUG_PROP_NAME));
     private List<Path> scheduleFiles = pathsSetting(SCHEDULE_FILES_PROP_NAME);
-    private boolean concluded;
+    private PlanConstraints constraints;
 
     /** @return the deadline of every wait in milliseconds. */
     public long timeoutMs()
@@ -64,67 +83,158 @@ public final class Context
         return this;
     }
 
-    /** @return the pinned algorithm, or null to let jccl choose. */
-    public Algorithm algorithm()
-    {
-        return algorithm;
-    }
-
     /**
-     * @param algorithm the algorithm to pin, or null to let jccl choose.
+     * @param algorithm the algorithm to pin for every collective, or null to let jccl choose.
      * @return this.
      */
     public Context algorithm(final Algorithm algorithm)
     {
-        this.algorithm = algorithm;
-        return this;
-    }
-
-    /** @return the pinned protocol, or null to let jccl choose. */
-    public Protocol protocol()
-    {
-        return protocol;
+        return algo(algorithm == null ? null : algorithm.lowerName());
     }
 
     /**
-     * @param protocol the protocol to pin, or null to let jccl choose.
+     * @param spec the algorithms allowed in NCCL's syntax (as {@code JCCL_ALGO}), or null for any.
+     * @return this.
+     */
+    public Context algo(final String spec)
+    {
+        this.algo = spec;
+        return changed();
+    }
+
+    /**
+     * @param protocol the protocol to pin for every collective, or null to let jccl choose.
      * @return this.
      */
     public Context protocol(final Protocol protocol)
     {
-        this.protocol = protocol;
-        return this;
-    }
-
-    /** @return channels per call. */
-    public int channels()
-    {
-        return channels;
+        return proto(protocol == null ? null : protocol.lowerName());
     }
 
     /**
+     * @param spec the protocols allowed in NCCL's syntax (as {@code JCCL_PROTO}), or null for any.
+     * @return this.
+     */
+    public Context proto(final String spec)
+    {
+        this.proto = spec;
+        return changed();
+    }
+
+    /**
+     * @param transport the transport to pin, or null to let jccl choose.
+     * @return this.
+     */
+    public Context transport(final TransportKind transport)
+    {
+        this.transport = transport == null ? null : transport.lowerName();
+        return changed();
+    }
+
+    /**
+     * Pins the channel count ({@code JCCL_MIN_NCHANNELS = JCCL_MAX_NCHANNELS = channels}).
+     *
      * @param channels channels per call, 1..32.
      * @return this.
      */
     public Context channels(final int channels)
     {
-        this.channels = channels;
-        return this;
-    }
-
-    /** @return the pipelining grain in bytes. */
-    public int chunkBytes()
-    {
-        return chunkBytes;
+        return channelRange(channels, channels);
     }
 
     /**
-     * @param chunkBytes the pipelining grain in bytes, at least 1.
+     * @param min fewest channels per call, 1..32, or 0 for unset.
+     * @param max most channels per call, min..32, or 0 for unset.
+     * @return this.
+     */
+    public Context channelRange(final int min, final int max)
+    {
+        this.minChannels = min == 0 ? null : Integer.toString(min);
+        this.maxChannels = max == 0 ? null : Integer.toString(max);
+        return changed();
+    }
+
+    /**
+     * @param threads threads per block (CUDA only), a multiple of 32 in 32..640, or 0 for unset.
+     * @return this.
+     */
+    public Context threads(final int threads)
+    {
+        this.threads = threads == 0 ? null : Integer.toString(threads);
+        return changed();
+    }
+
+    /**
+     * @param chunkBytes the pipelining grain in bytes to pin, or 0 to let jccl choose.
      * @return this.
      */
     public Context chunkBytes(final int chunkBytes)
     {
-        this.chunkBytes = chunkBytes;
+        this.chunk = chunkBytes == 0 ? null : Integer.toString(chunkBytes);
+        return changed();
+    }
+
+    /**
+     * @return the pinned chunk, else the default schedules run with ({@link #CHUNK_SIZE_DEFAULT}).
+     * @throws JcclInvalidArgumentException on an invalid setting.
+     */
+    public int chunkBytes()
+    {
+        final int pinned = constraints().chunkBytes();
+        return pinned > 0 ? pinned : CHUNK_SIZE_DEFAULT;
+    }
+
+    /** @return the tuner table in NCCL's plugin format, or null for none. */
+    public Path tunerConfigFile()
+    {
+        return tunerConfigFile;
+    }
+
+    /**
+     * @param file a CSV table in the format of NCCL's example tuner plugin, or null for none.
+     * @return this.
+     */
+    public Context tunerConfigFile(final Path file)
+    {
+        this.tunerConfigFile = file;
+        return this;
+    }
+
+    /** @return the cost model's constants: set, or measured once per process when the first group starts. */
+    public Calibration calibration()
+    {
+        return calibration != null ? calibration : Calibrator.calibration();
+    }
+
+    /**
+     * @param calibration the cost model's constants, or null to measure them ({@code JCCL_CALIBRATION=defaults}
+     *                    uses {@link Calibration#defaults(int)} instead).
+     * @return this.
+     */
+    public Context calibration(final Calibration calibration)
+    {
+        this.calibration = calibration;
+        return this;
+    }
+
+    /**
+     * @return what the settings allow the tuners to choose.
+     * @throws JcclInvalidArgumentException naming the variable of an invalid setting and listing the valid values.
+     */
+    public PlanConstraints constraints()
+    {
+        PlanConstraints result = constraints;
+        if (result == null)
+        {
+            result = PlanConstraints.parse(algo, proto, transport, minChannels, maxChannels, threads, chunk);
+            constraints = result;
+        }
+        return result;
+    }
+
+    private Context changed()
+    {
+        constraints = null;
         return this;
     }
 
@@ -136,7 +246,7 @@ public final class Context
 
     /**
      * @param scheduleFiles MSCCL XML files, or directories whose {@code *.xml} files are read; a registered schedule
-     *                      runs every call it matches unless a plan is pinned.
+     *                      runs every call it matches unless an algorithm is pinned.
      * @return this.
      */
     public Context scheduleFiles(final List<Path> scheduleFiles)
@@ -162,31 +272,18 @@ public final class Context
     }
 
     /**
-     * Validates every setting once, naming the property of a bad one.
+     * Validates every setting, naming the variable of a bad one.
      *
      * @return this.
-     * @throws JcclInvalidArgumentException on a value out of range.
+     * @throws JcclInvalidArgumentException on a value out of range or a name jccl does not know.
      */
     public Context conclude()
     {
-        if (concluded)
-        {
-            return this;
-        }
         if (timeoutMs < 1)
         {
             throw new JcclInvalidArgumentException(TIMEOUT_MS_PROP_NAME + "=" + timeoutMs + " must be at least 1");
         }
-        if (channels < 1 || channels > Plan.MAX_CHANNELS)
-        {
-            throw new JcclInvalidArgumentException(NCHANNELS_PROP_NAME + "=" + channels + " is outside 1.." +
-                Plan.MAX_CHANNELS);
-        }
-        if (chunkBytes < 1)
-        {
-            throw new JcclInvalidArgumentException(CHUNK_SIZE_PROP_NAME + "=" + chunkBytes + " must be at least 1");
-        }
-        concluded = true;
+        constraints();
         return this;
     }
 
@@ -194,19 +291,20 @@ public final class Context
     static String setting(final String name)
     {
         final String property = System.getProperty(name.toLowerCase().replace('_', '.'));
-        return property != null ? property : System.getenv(name);
+        final String value = property != null ? property : System.getenv(name);
+        return value == null || value.isBlank() ? null : value.trim();
     }
 
     private static long longSetting(final String name, final long defaultValue)
     {
         final String value = setting(name);
-        if (value == null || value.isBlank())
+        if (value == null)
         {
             return defaultValue;
         }
         try
         {
-            return Long.parseLong(value.trim());
+            return Long.parseLong(value);
         }
         catch (final NumberFormatException ex)
         {
@@ -214,25 +312,19 @@ public final class Context
         }
     }
 
+    private static Path pathSetting(final String name)
+    {
+        final String value = setting(name);
+        return value == null ? null : Path.of(value);
+    }
+
     private static List<Path> pathsSetting(final String name)
     {
         final String value = setting(name);
-        if (value == null || value.isBlank())
+        if (value == null)
         {
             return List.of();
         }
         return Arrays.stream(value.split("[:,]")).map(String::trim).filter(v -> !v.isEmpty()).map(Path::of).toList();
-    }
-
-    private static Protocol protocolSetting()
-    {
-        final String value = setting(PROTO_PROP_NAME);
-        return value == null || value.isBlank() ? null : Protocol.fromName(value.trim());
-    }
-
-    private static Algorithm algorithmSetting()
-    {
-        final String value = setting(ALGO_PROP_NAME);
-        return value == null || value.isBlank() ? null : Algorithm.fromName(value.trim());
     }
 }

@@ -45,7 +45,7 @@ final class LocalCommunicator implements Communicator
     private final int rank;
     private final ConcurrentLinkedQueue<Call> queue = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean claim = new AtomicBoolean();
-    /** Executors per (program, protocol): each holds its connectors, whose framing is the protocol's. */
+    /** Executors per (program, protocol, transport): each holds its connectors, framed and placed accordingly. */
     private final Map<Program, RankExecution[]> executions = new HashMap<>();
     private final Map<Long, BoundShape> boundShapes = new HashMap<>();
     private BoundShape lastBound;
@@ -246,8 +246,9 @@ final class LocalCommunicator implements Communicator
     {
         if (call.execution != null)
         {
-            group.transport.counters().add(call.execution.protocol(), call.execution.slotsSent(),
-                call.execution.bytesStaged());
+            group.transport.counters().add(call.execution.protocol(), call.execution.transport(),
+                call.execution.slotsSent(), call.execution.bytesStaged(), call.execution.bytesDirect(),
+                call.execution.channels());
             if (call.op != null && call.op.kind() == ReduceOp.Kind.AVG && !call.type.isFloatingPoint() &&
                 call.recv != null && (call.collective != Collective.REDUCE || call.root == rank))
             {
@@ -287,18 +288,20 @@ final class LocalCommunicator implements Communicator
     /** Decides everything about a call shape that does not depend on its buffers: once per shape. */
     private BoundShape bindShape(final Call call)
     {
-        final MscclSchedule schedule = group.context.algorithm() != null ? null :
+        final MscclSchedule schedule = group.tuner.constraints().algoSpec() != null ? null :
             group.schedules.select(call.collective, size(), call.inPlace, call.count, call.type.byteSize());
         final Plan plan = schedule == null ? plan(call) : schedulePlan(schedule);
         final Program program = schedule != null ? schedule.program() : group.program(plan.algorithm(),
             call.collective, plan.channels(), call.collective.isRooted() ? call.root : -1);
-        final RankExecution[] byProtocol = executions.computeIfAbsent(program,
-            p -> new RankExecution[Protocol.values().length]);
-        if (byProtocol[plan.protocol().ordinal()] == null)
+        final RankExecution[] byConnection = executions.computeIfAbsent(program,
+            p -> new RankExecution[Protocol.values().length * TransportKind.values().length]);
+        final int connection = plan.protocol().ordinal() * TransportKind.values().length + plan.transport().ordinal();
+        if (byConnection[connection] == null)
         {
-            byProtocol[plan.protocol().ordinal()] = new RankExecution(program, plan.protocol(), rank, group.transport);
+            byConnection[connection] = new RankExecution(program, plan.protocol(), plan.transport(), rank,
+                group.transport);
         }
-        final RankExecution execution = byProtocol[plan.protocol().ordinal()];
+        final RankExecution execution = byConnection[connection];
         HostReducer reducer = null;
         boolean premul = false;
         if (call.collective.isReducing())
@@ -320,9 +323,16 @@ final class LocalCommunicator implements Communicator
         final long outputElements = call.collective.outputCount(call.count, size());
         if (group.context.debugInfo())
         {
-            LOG.info("jccl INFO rank {} {} count {} {}{} -> plan {} ({} program{}, threads n/a on host)", rank,
+            LOG.info("jccl INFO rank {} {} count {} {}{} -> plan {} ({} program{}, threads n/a on host{})", rank,
                 Names.of(call.collective), call.count, call.type.ncclTestsName(), call.inPlace ? " in-place" : "",
-                plan.id(), program.name(), schedule == null ? "" : " from " + schedule.source());
+                plan.id(), program.name(), schedule == null ? "" : " from " + schedule.source(),
+                plan.protocol() == Protocol.SIMPLE && plan.transport() == TransportKind.P2P ?
+                ", direct reads of peer buffers" : ", staged");
+            if (rank == 0 && schedule == null)
+            {
+                final PlanRequest request = request(call);
+                LOG.info("jccl INFO {}\n{}", group.tuner.explain(request), group.tuner.model().describe(request));
+            }
         }
         return new BoundShape(call, plan, program, execution, reducer, premul, inputElements, outputElements);
     }
@@ -330,15 +340,21 @@ final class LocalCommunicator implements Communicator
     /** The plan a schedule runs under: the file's protocol and channels. */
     private Plan schedulePlan(final MscclSchedule schedule)
     {
-        return new Plan(Algorithm.RING, schedule.protocol(), TransportKind.P2P,
+        final TransportKind transport = group.tuner.constraints().transport();
+        return new Plan(Algorithm.RING, schedule.protocol(), transport == null ? TransportKind.P2P : transport,
             Math.max(1, schedule.program().channels()), PinnedTuner.HOST_THREADS,
             Math.min(group.context.chunkBytes(), InProcessTransport.slotLength(schedule.protocol())));
     }
 
-    private Plan plan(final Call call)
+    private PlanRequest request(final Call call)
     {
         final long bytes = call.collective.totalCount(call.count, size()) * call.type.byteSize();
-        final Plan chosen = group.tuner.choose(new PlanRequest(call.collective, call.type, bytes, size()));
+        return new PlanRequest(call.collective, call.type, bytes, size());
+    }
+
+    private Plan plan(final Call call)
+    {
+        final Plan chosen = group.tuner.choose(request(call));
         final int chunkBytes = Math.min(chosen.chunkBytes(), InProcessTransport.slotLength(chosen.protocol()));
         return new Plan(Generators.effective(chosen.algorithm(), call.collective), chosen.protocol(),
             chosen.transport(), chosen.channels(), chosen.threads(), chunkBytes);

@@ -3,6 +3,7 @@ package io.jccl.core;
 import io.jccl.JcclException;
 import io.jccl.JcclRemoteException;
 import io.jccl.JcclTimeoutException;
+import io.jccl.TransportKind;
 import io.jccl.kernels.HostReducer;
 import io.jccl.schedules.BufferKind;
 import io.jccl.schedules.ChunkLayout;
@@ -33,6 +34,7 @@ final class RankExecution
 
     private final Program program;
     private final io.jccl.Protocol protocol;
+    private final TransportKind transport;
     private final int rank;
     private final WorkerState[] workers;
     private final long[][] chunkStart = new long[BUFFERS][];
@@ -41,6 +43,13 @@ final class RankExecution
     private final long[] elements = new long[BUFFERS];
     private final int maxChunkCount;
     private final int slotLength;
+    /** Send connectors whose receivers read this rank's buffers directly (P2P with SIMPLE); empty otherwise. */
+    private final SendConnector[] directSenders;
+    /** Per worker and step: the step may publish its data in place (see {@link #findDirectSteps()}). */
+    private final boolean[][] directStep;
+    /** The buffer placement {@link #directStep} was computed for. */
+    private long directInputDelta = Long.MIN_VALUE;
+    private long directLayoutKey = Long.MIN_VALUE;
 
     /** Per input chunk, the last pipeline iteration in which it was overwritten (PreMulSum on raw input only). */
     private final long[] inputWritten;
@@ -58,11 +67,13 @@ final class RankExecution
     private int workersDone;
     private long slotsSent;
     private long bytesStaged;
+    private long bytesDirect;
 
-    RankExecution(final Program program, final io.jccl.Protocol protocol, final int rank,
-        final InProcessTransport transport)
+    RankExecution(final Program program, final io.jccl.Protocol protocol, final TransportKind transportKind,
+        final int rank, final InProcessTransport transport)
     {
         this.protocol = protocol;
+        this.transport = transportKind;
         this.program = program;
         this.rank = rank;
         this.maxChunkCount = program.maxChunkCount();
@@ -74,9 +85,16 @@ final class RankExecution
             final Worker worker = rankWorkers.get(w);
             workers[w] = new WorkerState(w, worker,
                 worker.sendPeer() == Worker.NO_PEER ? null :
-                    transport.sender(rank, worker.sendPeer(), worker.channel(), protocol),
+                    transport.sender(rank, worker.sendPeer(), worker.channel(), protocol, transportKind),
                 worker.recvPeer() == Worker.NO_PEER ? null :
-                    transport.receiver(worker.recvPeer(), rank, worker.channel(), protocol));
+                    transport.receiver(worker.recvPeer(), rank, worker.channel(), protocol, transportKind));
+        }
+        this.directSenders = java.util.Arrays.stream(workers).map(w -> w.send)
+            .filter(c -> c != null && c.direct()).distinct().toArray(SendConnector[]::new);
+        this.directStep = new boolean[workers.length][];
+        for (int w = 0; w < workers.length; w++)
+        {
+            directStep[w] = new boolean[workers[w].stepCount];
         }
         for (final BufferKind kind : BufferKind.values())
         {
@@ -125,9 +143,21 @@ final class RankExecution
         {
             trackRawInput();
         }
+        if (directSenders.length > 0)
+        {
+            final long inputDelta = inputAddress == 0 || outputAddress == 0 ? 0 : inputAddress - outputAddress;
+            final long layoutKey = inputElements * 31 + outputElements * 17 + size;
+            if (inputDelta != directInputDelta || layoutKey != directLayoutKey)
+            {
+                directInputDelta = inputDelta;
+                directLayoutKey = layoutKey;
+                findDirectSteps();
+            }
+        }
         workersDone = 0;
         slotsSent = 0;
         bytesStaged = 0;
+        bytesDirect = 0;
         for (final WorkerState w : workers)
         {
             w.reset();
@@ -158,6 +188,71 @@ final class RankExecution
             }
             outputAlias[j] = alias;
         }
+    }
+
+    /**
+     * Marks the steps that may publish their data in place instead of copying it into the slot: SEND (its source),
+     * RECV_COPY_SEND and RECV_REDUCE_COPY_SEND (their destination), on a direct connector, moving one chunk, where no
+     * other step of this rank writes memory of that chunk during the call. The receiver reads the range while the
+     * sender runs on, so a later write there would race; such steps stage, and the ranks can never wait on each
+     * other's reads in a cycle. Computed when the buffers' relative placement or sizes change (in place or not).
+     */
+    private void findDirectSteps()
+    {
+        for (int w = 0; w < workers.length; w++)
+        {
+            final WorkerState ws = workers[w];
+            for (int s = 0; s < ws.stepCount; s++)
+            {
+                final Opcode op = ws.worker.opcode(s);
+                final boolean shape = ws.send != null && ws.send.direct() &&
+                    ws.worker.field(s, StepDescriptor.CHUNK_COUNT) == 1 && (op == Opcode.SEND ||
+                    op == Opcode.RECV_COPY_SEND || op == Opcode.RECV_REDUCE_COPY_SEND);
+                directStep[w][s] = shape && !writtenElsewhere(w, s, op == Opcode.SEND ?
+                    StepDescriptor.SRC_BUFFER : StepDescriptor.DST_BUFFER, op == Opcode.SEND ?
+                    StepDescriptor.SRC_CHUNK : StepDescriptor.DST_CHUNK);
+            }
+        }
+    }
+
+    /** @return true when a step other than (w, s) writes memory of the chunk step (w, s) names in its fields. */
+    private boolean writtenElsewhere(final int w, final int s, final int bufferField, final int chunkField)
+    {
+        final Worker worker = workers[w].worker;
+        final int buffer = worker.field(s, bufferField);
+        final int chunk = worker.field(s, chunkField);
+        final long start = byteStart(buffer, chunk);
+        final long end = start + chunkLength[buffer][chunk] * elementSize;
+        for (int w2 = 0; w2 < workers.length; w2++)
+        {
+            final Worker other = workers[w2].worker;
+            for (int s2 = 0; s2 < workers[w2].stepCount; s2++)
+            {
+                if (!other.opcode(s2).writesDestination() || (w2 == w && s2 == s && bufferField ==
+                    StepDescriptor.DST_BUFFER))
+                {
+                    continue;
+                }
+                final int b2 = other.field(s2, StepDescriptor.DST_BUFFER);
+                final int c2 = other.field(s2, StepDescriptor.DST_CHUNK);
+                for (int j = 0; j < other.field(s2, StepDescriptor.CHUNK_COUNT); j++)
+                {
+                    final long start2 = byteStart(b2, c2 + j);
+                    if (start2 < end && start < start2 + chunkLength[b2][c2 + j] * elementSize)
+                    {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    /** @return the address of a chunk, or its offset when its buffer has no address (scratch is never aliased). */
+    private long byteStart(final int buffer, final int chunk)
+    {
+        final long base = buffer == BufferKind.SCRATCH.ordinal() ? Long.MIN_VALUE / 2 : baseAddress[buffer];
+        return base + chunkStart[buffer][chunk] * elementSize;
     }
 
     /** @return the input chunk a (buffer, chunk) shares memory with, or -1. */
@@ -193,15 +288,45 @@ final class RankExecution
         iterations = Math.max(1, (longestChunk + pieceCount - 1) / pieceCount);
     }
 
-    /** @return true when every worker ran every step of every iteration. */
+    /**
+     * @return true when every worker ran every step of every iteration and every receiver released the direct slots
+     * that reference this rank's buffers (until then the caller may not touch them).
+     */
     boolean isComplete()
     {
-        return workersDone == workers.length;
+        return workersDone == workers.length && undrainedSender() == null;
+    }
+
+    private SendConnector undrainedSender()
+    {
+        for (final SendConnector c : directSenders)
+        {
+            if (!c.drained())
+            {
+                return c;
+            }
+        }
+        return null;
     }
 
     io.jccl.Protocol protocol()
     {
         return protocol;
+    }
+
+    TransportKind transport()
+    {
+        return transport;
+    }
+
+    int channels()
+    {
+        return program.channels();
+    }
+
+    long bytesDirect()
+    {
+        return bytesDirect;
     }
 
     long slotsSent()
@@ -261,7 +386,9 @@ final class RankExecution
                     iterations + " " + waitsOn + " (" + program.name() + " program)");
             }
         }
-        return new JcclTimeoutException(call.describe() + " timed out after " + timeoutMs + " ms on rank " + rank);
+        final SendConnector undrained = undrainedSender();
+        return new JcclTimeoutException(call.describe() + " timed out after " + timeoutMs + " ms on rank " + rank +
+            (undrained == null ? "" : ": peer rank " + undrained.peer() + " has not read this rank's buffer (direct)"));
     }
 
     private final class WorkerState
@@ -345,7 +472,9 @@ final class RankExecution
             final int dstChunk = worker.field(step, StepDescriptor.DST_CHUNK);
             final int chunkCount = worker.field(step, StepDescriptor.CHUNK_COUNT);
             final long inSlot = op.receives() ? checkedSlot(op) : 0;
-            final long outSlot = op.sends() ? send.slotAddress() : 0;
+            // a step whose sent data ends up in one range of a buffer publishes that range instead of copying it
+            final long directFrom = op.sends() && directStep[index][step] ? directSource(op) : 0;
+            final long outSlot = directFrom != 0 ? 0 : op.sends() ? send.slotAddress() : 0;
             long slotOffset = 0;
             for (int j = 0; j < chunkCount; j++)
             {
@@ -369,12 +498,12 @@ final class RankExecution
                 final long out = outSlot + slotOffset;
                 switch (op)
                 {
-                    case SEND -> copy(src, premulSrc, out, n);
+                    case SEND -> copy(src, premulSrc, directFrom != 0 ? src : out, n);
                     case RECV -> copy(in, false, dst, n);
-                    case RECV_COPY_SEND -> copyTwice(in, dst, out, n);
+                    case RECV_COPY_SEND -> copyTwice(in, dst, directFrom != 0 ? 0 : out, n);
                     case RECV_REDUCE_SEND -> reducer.reduce(in, false, src, premulSrc, out, n);
                     case RECV_REDUCE_COPY -> reducer.reduce(in, false, src, premulSrc, dst, n);
-                    case RECV_REDUCE_COPY_SEND -> reduceTwice(in, src, premulSrc, dst, out, n);
+                    case RECV_REDUCE_COPY_SEND -> reduceTwice(in, src, premulSrc, dst, directFrom != 0 ? 0 : out, n);
                     case COPY -> copy(src, premulSrc, dst, n);
                     case REDUCE -> reducer.reduce(dst, premulInput && rawInput(dstBuffer, dstChunk + j), src,
                         premulSrc, dst, n);
@@ -399,12 +528,39 @@ final class RankExecution
                 }
                 recv.release();
             }
-            if (op.sends())
+            if (directFrom != 0)
+            {
+                send.publishDirect(directFrom, (int)slotOffset, call.seq, call.shape, planHash);
+                slotsSent++;
+                bytesDirect += slotOffset;
+            }
+            else if (op.sends())
             {
                 send.publish((int)slotOffset, call.seq, call.shape, planHash);
                 slotsSent++;
                 bytesStaged += slotOffset;
             }
+        }
+
+        /**
+         * @return where the data this step sends will lie once it ran (its source for a plain SEND, its destination
+         * for the forwarding ops), or 0 when it exists only in the slot (RECV_REDUCE_SEND, a premultiplied read,
+         * an empty piece).
+         */
+        private long directSource(final Opcode op)
+        {
+            final int srcBuffer = worker.field(step, StepDescriptor.SRC_BUFFER);
+            final int dstBuffer = worker.field(step, StepDescriptor.DST_BUFFER);
+            final int srcChunk = worker.field(step, StepDescriptor.SRC_CHUNK);
+            final int dstChunk = worker.field(step, StepDescriptor.DST_CHUNK);
+            return switch (op)
+            {
+                case SEND -> premulInput && rawInput(srcBuffer, srcChunk) || pieceOf(srcBuffer, srcChunk) == 0 ? 0 :
+                    address(srcBuffer, srcChunk);
+                case RECV_COPY_SEND, RECV_REDUCE_COPY_SEND -> pieceOf(dstBuffer, dstChunk) == 0 ? 0 :
+                    address(dstBuffer, dstChunk);
+                default -> 0;
+            };
         }
 
         private long checkedSlot(final Opcode op)
@@ -445,9 +601,17 @@ final class RankExecution
             return baseAddress[buffer] + (chunkStart[buffer][chunk] + iteration * pieceCount) * elementSize;
         }
 
-        /** {@code dst = out = in}, a cache-sized block at a time, so the second copy reads from cache. */
+        /**
+         * {@code dst = out = in}, a cache-sized block at a time, so the second copy reads from cache; {@code out} 0
+         * when the slot is direct.
+         */
         private void copyTwice(final long in, final long dst, final long out, final long n)
         {
+            if (out == 0)
+            {
+                copy(in, false, dst, n);
+                return;
+            }
             final long block = BLOCK_BYTES / elementSize;
             for (long done = 0; done < n; done += block)
             {
@@ -458,10 +622,15 @@ final class RankExecution
             }
         }
 
-        /** {@code dst = out = op(in, pre(src))}, a cache-sized block at a time. */
+        /** {@code dst = out = op(in, pre(src))}, a cache-sized block at a time; {@code out} 0 when the slot is direct. */
         private void reduceTwice(final long in, final long src, final boolean premulSrc, final long dst,
             final long out, final long n)
         {
+            if (out == 0)
+            {
+                reducer.reduce(in, false, src, premulSrc, dst, n);
+                return;
+            }
             final long block = BLOCK_BYTES / elementSize;
             for (long done = 0; done < n; done += block)
             {

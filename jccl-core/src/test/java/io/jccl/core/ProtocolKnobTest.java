@@ -7,6 +7,7 @@ import io.jccl.HostBuffer;
 import io.jccl.Protocol;
 import io.jccl.ReduceOp;
 import io.jccl.Stream;
+import io.jccl.TransportKind;
 import io.jccl.Work;
 import io.jccl.transport.ConnectorCounters;
 import org.junit.jupiter.api.Test;
@@ -19,32 +20,39 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The protocol knob changes what runs (the connectors count slots of that protocol) and never the result: for a
- * fixed algorithm, every protocol, channel count and chunk size gives the same bytes (DESIGN.md, arithmetic
- * contract).
+ * The protocol, transport, channel and chunk knobs change what runs (the connectors count slots of that protocol,
+ * bytes staged or read directly over that transport, the channels used) and never the result: for a fixed
+ * algorithm, every combination gives the same bytes, in place or not (DESIGN.md, arithmetic contract).
  */
 class ProtocolKnobTest
 {
     @Test
     @Timeout(120)
-    void shouldGiveBitIdenticalResultsWhenProtocolChannelsOrChunkChange()
+    void shouldGiveBitIdenticalResultsWhenProtocolTransportChannelsOrChunkChange()
     {
         for (final Algorithm algorithm : Algorithm.values())
         {
             for (final DataType type : new DataType[] {DataType.FLOAT32, DataType.BFLOAT16, DataType.INT64})
             {
-                final byte[][] reference = run(algorithm, Protocol.SIMPLE, 1, 128 * 1024, type);
+                final byte[][] reference = run(algorithm, Protocol.SIMPLE, TransportKind.SHM, 1, 128 * 1024, type,
+                    false);
                 for (final Protocol protocol : Protocol.values())
                 {
-                    for (final int channels : new int[] {1, 3})
+                    for (final TransportKind transport : new TransportKind[] {TransportKind.P2P, TransportKind.SHM})
                     {
-                        for (final int chunk : new int[] {1000, 64 * 1024})
+                        for (final int channels : new int[] {1, 3})
                         {
-                            final byte[][] result = run(algorithm, protocol, channels, chunk, type);
-                            for (int r = 0; r < result.length; r++)
+                            for (final int chunk : new int[] {1000, 64 * 1024})
                             {
-                                assertArrayEquals(reference[r], result[r], algorithm + " " + type + " " + protocol +
-                                    " channels " + channels + " chunk " + chunk + " rank " + r);
+                                final boolean inPlace = chunk == 1000;
+                                final byte[][] result = run(algorithm, protocol, transport, channels, chunk, type,
+                                    inPlace);
+                                for (int r = 0; r < result.length; r++)
+                                {
+                                    assertArrayEquals(reference[r], result[r], algorithm + " " + type + " " +
+                                        protocol + " " + transport + " channels " + channels + " chunk " + chunk +
+                                        (inPlace ? " in place" : "") + " rank " + r);
+                                }
                             }
                         }
                     }
@@ -54,14 +62,14 @@ class ProtocolKnobTest
     }
 
     /** Runs one AllReduce of 100003 random elements on 5 ranks and returns every output; checks the counters. */
-    private static byte[][] run(final Algorithm algorithm, final Protocol protocol, final int channels,
-        final int chunk, final DataType type)
+    private static byte[][] run(final Algorithm algorithm, final Protocol protocol, final TransportKind transport,
+        final int channels, final int chunk, final DataType type, final boolean inPlace)
     {
         final int n = 5;
         final long count = 100_003;
         final long bytes = count * type.byteSize();
         final Communicator[] comms = Jccl.initAll(new Context().algorithm(algorithm).protocol(protocol)
-            .channels(channels).chunkBytes(chunk), n);
+            .transport(transport).channels(channels).chunkBytes(chunk), n);
         final ConnectorCounters counters = ((LocalCommunicator)comms[0]).counters();
         final HostBuffer[] send = new HostBuffer[n];
         final HostBuffer[] recv = new HostBuffer[n];
@@ -69,7 +77,7 @@ class ProtocolKnobTest
         for (int r = 0; r < n; r++)
         {
             send[r] = HostBuffer.allocate(bytes);
-            recv[r] = HostBuffer.allocate(bytes);
+            recv[r] = inPlace ? send[r] : HostBuffer.allocate(bytes);
             for (long i = 0; i < count; i++)
             {
                 switch (type)
@@ -103,6 +111,20 @@ class ProtocolKnobTest
             }
         }
         assertTrue(counters.connectorsCreated() >= (long)channels * n, "channels used: " + counters);
+        assertEquals(channels, counters.channelsUsed(), "channels used: " + counters);
+        final TransportKind other = transport == TransportKind.P2P ? TransportKind.SHM : TransportKind.P2P;
+        assertEquals(0, counters.bytesStaged(other) + counters.bytesDirect(other), other + " used: " + counters);
+        if (transport == TransportKind.P2P && protocol == Protocol.SIMPLE)
+        {
+            // receivers read the senders' buffers directly; steps that only reduce into the slot, and sends of a
+            // range this rank writes again (in place), stage
+            assertTrue(counters.bytesDirect(transport) > 0, "direct: " + counters);
+        }
+        else
+        {
+            assertEquals(0, counters.bytesDirect(transport), "direct reads over " + transport + ": " + counters);
+            assertTrue(counters.bytesStaged(transport) > 0, "staged over " + transport + ": " + counters);
+        }
         final byte[][] out = new byte[n][(int)bytes];
         for (int r = 0; r < n; r++)
         {

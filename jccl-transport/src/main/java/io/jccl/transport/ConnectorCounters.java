@@ -1,36 +1,56 @@
 package io.jccl.transport;
 
 import io.jccl.Protocol;
+import io.jccl.TransportKind;
 
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * What a process's connectors did, so tests can prove a knob changed what ran: slots and bytes per protocol, and
+ * What a process's connectors did, so tests can prove a knob changed what ran: slots per protocol, bytes staged
+ * through FIFO slots and bytes read directly from a peer's buffer per transport, the most channels a call used, and
  * connectors created. Added once per call by the executor (never per slot on a shared counter), read by tests and
  * printed by {@code JCCL_DEBUG=INFO}.
  */
 public final class ConnectorCounters
 {
-    private final AtomicLongArray slots = new AtomicLongArray(Protocol.values().length);
-    private final AtomicLongArray bytes = new AtomicLongArray(Protocol.values().length);
-    private final AtomicLongArray connectors = new AtomicLongArray(1);
+    private static final int PROTOCOLS = Protocol.values().length;
+    private static final int TRANSPORTS = TransportKind.values().length;
+    private static final int CONNECTORS = 0;
+    private static final int CHANNELS = 1;
+
+    private final AtomicLongArray slots = new AtomicLongArray(PROTOCOLS);
+    private final AtomicLongArray protocolBytes = new AtomicLongArray(PROTOCOLS);
+    private final AtomicLongArray stagedBytes = new AtomicLongArray(TRANSPORTS);
+    private final AtomicLongArray directBytes = new AtomicLongArray(TRANSPORTS);
+    private final AtomicLongArray misc = new AtomicLongArray(2);
 
     /**
      * Adds a call's totals.
      *
-     * @param protocol the protocol its slots used.
-     * @param slotCount slots published.
-     * @param byteCount payload bytes staged through them.
+     * @param protocol    the protocol its slots used.
+     * @param transport   the transport its connectors used.
+     * @param slotCount   slots published, staged or direct.
+     * @param staged      payload bytes copied through FIFO slots.
+     * @param direct      payload bytes the receivers read straight from the senders' buffers.
+     * @param channels    channels the call's program ran on.
      */
-    public void add(final Protocol protocol, final long slotCount, final long byteCount)
+    public void add(final Protocol protocol, final TransportKind transport, final long slotCount, final long staged,
+        final long direct, final int channels)
     {
         slots.addAndGet(protocol.ordinal(), slotCount);
-        bytes.addAndGet(protocol.ordinal(), byteCount);
+        protocolBytes.addAndGet(protocol.ordinal(), staged + direct);
+        stagedBytes.addAndGet(transport.ordinal(), staged);
+        directBytes.addAndGet(transport.ordinal(), direct);
+        long seen;
+        while ((seen = misc.get(CHANNELS)) < channels && !misc.compareAndSet(CHANNELS, seen, channels))
+        {
+            Thread.onSpinWait();
+        }
     }
 
     void connectorCreated()
     {
-        connectors.incrementAndGet(0);
+        misc.incrementAndGet(CONNECTORS);
     }
 
     /**
@@ -44,17 +64,41 @@ public final class ConnectorCounters
 
     /**
      * @param protocol a protocol.
-     * @return payload bytes staged through its slots.
+     * @return payload bytes its slots carried, staged or direct.
      */
     public long bytesStaged(final Protocol protocol)
     {
-        return bytes.get(protocol.ordinal());
+        return protocolBytes.get(protocol.ordinal());
     }
 
-    /** @return connectors (one per sender, receiver, channel and protocol) created so far. */
+    /**
+     * @param transport a transport.
+     * @return payload bytes copied through its FIFO slots.
+     */
+    public long bytesStaged(final TransportKind transport)
+    {
+        return stagedBytes.get(transport.ordinal());
+    }
+
+    /**
+     * @param transport a transport.
+     * @return payload bytes receivers read straight from senders' buffers over it.
+     */
+    public long bytesDirect(final TransportKind transport)
+    {
+        return directBytes.get(transport.ordinal());
+    }
+
+    /** @return the most channels one call used. */
+    public long channelsUsed()
+    {
+        return misc.get(CHANNELS);
+    }
+
+    /** @return connectors (one per sender, receiver, channel, protocol and transport) created so far. */
     public long connectorsCreated()
     {
-        return connectors.get(0);
+        return misc.get(CONNECTORS);
     }
 
     @Override
@@ -66,6 +110,15 @@ public final class ConnectorCounters
             sb.append(p.lowerName()).append(": slots=").append(slotsSent(p)).append(" bytes=").append(bytesStaged(p))
                 .append("; ");
         }
-        return sb.append("connectors=").append(connectorsCreated()).toString();
+        for (final TransportKind t : TransportKind.values())
+        {
+            if (bytesStaged(t) + bytesDirect(t) > 0)
+            {
+                sb.append(t.lowerName()).append(": staged=").append(bytesStaged(t)).append(" direct=")
+                    .append(bytesDirect(t)).append("; ");
+            }
+        }
+        return sb.append("channels=").append(channelsUsed()).append(" connectors=").append(connectorsCreated())
+            .toString();
     }
 }

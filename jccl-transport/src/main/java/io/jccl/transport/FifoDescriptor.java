@@ -6,15 +6,16 @@ package io.jccl.transport;
  * <pre>
  *   0                    128                  256
  * +--------------------+--------------------+------------------------------------+-----------------------+
- * | tail (sent slots)  | head (freed slots) | slot headers: SLOTS x 32 bytes      | data: SLOTS x slotLen |
- * | long, release      | long, release      | length | seq | shape | plan         |                       |
+ * | tail (sent slots)  | head (freed slots) | slot headers: SLOTS x 64 bytes      | data: SLOTS x slotLen |
+ * | long, release      | long, release      | length|seq|shape|plan|direct address|                       |
  * +--------------------+--------------------+------------------------------------+-----------------------+
  * </pre>
  * Counters are sequence numbers that only grow (a long never wraps in practice); slot {@code k} lives at index
  * {@code k % SLOTS}. The sender writes data and header, then publishes with one release-store of the tail; the
  * receiver acquires the tail, reads, and frees the slot with one release-store of the head. Every slot header
  * carries the call's sequence number, the plan's hash and the hash of the call's shape, so a disagreement
- * between ranks is caught, not read as data.
+ * between ranks is caught, not read as data. A direct slot (P2P with SIMPLE) carries no data: its header names the
+ * address in the sender's buffer where the receiver reads it (0 in a staged slot).
  */
 public final class FifoDescriptor
 {
@@ -26,8 +27,8 @@ public final class FifoDescriptor
     public static final int HEAD_OFFSET = 128;
     /** Offset of the first slot header. */
     public static final int HEADERS_OFFSET = 256;
-    /** Bytes per slot header. */
-    public static final int HEADER_LENGTH = 32;
+    /** Bytes per slot header (one cache line). */
+    public static final int HEADER_LENGTH = 64;
     /** Offset of the slot's data length in its header (int). */
     public static final int HEADER_DATA_LENGTH = 0;
     /** Offset of the call's sequence number in a slot header (long). */
@@ -36,6 +37,8 @@ public final class FifoDescriptor
     public static final int HEADER_SHAPE = 16;
     /** Offset of the plan's hash in a slot header (long). */
     public static final int HEADER_PLAN = 24;
+    /** Offset of a direct slot's data address in the sender's memory, 0 for a staged slot (long). */
+    public static final int HEADER_DIRECT_ADDRESS = 32;
     /** Offset of the first data slot. */
     public static final int DATA_OFFSET = HEADERS_OFFSET + SLOTS * HEADER_LENGTH;
 

@@ -5,6 +5,7 @@ import io.jccl.kernels.Device;
 import org.agrona.UnsafeApi;
 
 import static io.jccl.transport.FifoDescriptor.HEADER_DATA_LENGTH;
+import static io.jccl.transport.FifoDescriptor.HEADER_DIRECT_ADDRESS;
 import static io.jccl.transport.FifoDescriptor.HEADER_PLAN;
 import static io.jccl.transport.FifoDescriptor.HEADER_SEQ;
 import static io.jccl.transport.FifoDescriptor.HEADER_SHAPE;
@@ -26,6 +27,7 @@ public final class InProcessFifo implements AutoCloseable
 {
     private final Device device;
     private final Protocol protocol;
+    private final boolean direct;
     private final long base;
     private final int wireSlotLength;
     private final int payloadLength;
@@ -40,6 +42,25 @@ public final class InProcessFifo implements AutoCloseable
      */
     public InProcessFifo(final Device device, final Protocol protocol, final int from, final int to)
     {
+        this(device, protocol, false, from, to);
+    }
+
+    /**
+     * @param device   where the FIFO's memory lives.
+     * @param protocol the framing.
+     * @param direct   true when the receiver may read the sender's buffers (only with SIMPLE).
+     * @param from     sending rank.
+     * @param to       receiving rank.
+     * @throws IllegalArgumentException when {@code direct} is asked with LL or LL128.
+     */
+    public InProcessFifo(final Device device, final Protocol protocol, final boolean direct, final int from,
+        final int to)
+    {
+        if (direct && protocol != Protocol.SIMPLE)
+        {
+            throw new IllegalArgumentException("direct access needs SIMPLE, not " + protocol);
+        }
+        this.direct = direct;
         this.device = device;
         this.protocol = protocol;
         this.wireSlotLength = ProtocolDescriptor.wireSlotLength(protocol);
@@ -124,13 +145,45 @@ public final class InProcessFifo implements AutoCloseable
         }
 
         @Override
-        public void publish(final int length, final long seq, final long shape, final long plan)
+        public boolean direct()
+        {
+            return direct;
+        }
+
+        @Override
+        public void publishDirect(final long address, final int length, final long seq, final long shape,
+            final long plan)
+        {
+            if (!direct)
+            {
+                SendConnector.super.publishDirect(address, length, seq, shape, plan);
+            }
+            writeHeader(length, seq, shape, plan, address);
+            // the referenced data and the header become visible before the new tail
+            UnsafeApi.putLongRelease(null, base + TAIL_OFFSET, ++tail);
+        }
+
+        @Override
+        public boolean drained()
+        {
+            return cachedHead == tail || (cachedHead = UnsafeApi.getLongAcquire(null, base + HEAD_OFFSET)) == tail;
+        }
+
+        private void writeHeader(final int length, final long seq, final long shape, final long plan,
+            final long address)
         {
             final long header = base + FifoDescriptor.headerOffset(tail);
             UnsafeApi.putInt(header + HEADER_DATA_LENGTH, length);
             UnsafeApi.putLong(header + HEADER_SEQ, seq);
             UnsafeApi.putLong(header + HEADER_SHAPE, shape);
             UnsafeApi.putLong(header + HEADER_PLAN, plan);
+            UnsafeApi.putLong(header + HEADER_DIRECT_ADDRESS, address);
+        }
+
+        @Override
+        public void publish(final int length, final long seq, final long shape, final long plan)
+        {
+            writeHeader(length, seq, shape, plan, 0);
             switch (protocol)
             {
                 case SIMPLE -> { }
@@ -291,7 +344,23 @@ public final class InProcessFifo implements AutoCloseable
         @Override
         public long slotAddress()
         {
-            return protocol == Protocol.SIMPLE ? wireSlot(head) : staging;
+            if (protocol != Protocol.SIMPLE)
+            {
+                return staging;
+            }
+            final long directAddress = directAddress();
+            return directAddress != 0 ? directAddress : wireSlot(head);
+        }
+
+        private long directAddress()
+        {
+            return direct ? UnsafeApi.getLong(base + FifoDescriptor.headerOffset(head) + HEADER_DIRECT_ADDRESS) : 0;
+        }
+
+        @Override
+        public boolean isDirect()
+        {
+            return directAddress() != 0;
         }
 
         @Override

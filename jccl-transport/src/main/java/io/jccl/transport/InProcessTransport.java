@@ -1,18 +1,22 @@
 package io.jccl.transport;
 
 import io.jccl.Protocol;
+import io.jccl.TransportKind;
 import io.jccl.kernels.Device;
 import io.jccl.kernels.HostDevice;
 
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Connections among the ranks of one process: one FIFO per (sender, receiver, channel, protocol), created when first used
- * and kept until {@link #close()}. Lookups happen when a call is bound, never per slot.
+ * Connections among the ranks of one process: one FIFO per (sender, receiver, channel, protocol, transport), created
+ * when first used and kept until {@link #close()}. Lookups happen when a call is bound, never per slot. P2P FIFOs
+ * live in process memory and, with SIMPLE, let the receiver read the sender's buffers directly; SHM FIFOs live in a
+ * shared-memory mapping and stage every byte, as between processes.
  */
 public final class InProcessTransport implements AutoCloseable
 {
     private final Device device;
+    private final Device sharedDevice;
     private final ConcurrentHashMap<Long, InProcessFifo> fifos = new ConcurrentHashMap<>();
     private final ConnectorCounters counters = new ConnectorCounters();
 
@@ -25,7 +29,17 @@ public final class InProcessTransport implements AutoCloseable
     /** @param device where FIFOs are allocated. */
     public InProcessTransport(final Device device)
     {
+        this(device, SharedMemoryDevice.INSTANCE);
+    }
+
+    /**
+     * @param device       where P2P FIFOs are allocated.
+     * @param sharedDevice where SHM FIFOs are allocated.
+     */
+    public InProcessTransport(final Device device, final Device sharedDevice)
+    {
         this.device = device;
+        this.sharedDevice = sharedDevice;
     }
 
     /**
@@ -42,11 +56,11 @@ public final class InProcessTransport implements AutoCloseable
      * @param to       receiving rank.
      * @param channel  channel.
      * @param protocol framing.
-     * @return the sending end of that connection, created on first use.
+     * @return the sending end of that P2P connection, created on first use.
      */
     public SendConnector sender(final int from, final int to, final int channel, final Protocol protocol)
     {
-        return fifo(from, to, channel, protocol).sender();
+        return sender(from, to, channel, protocol, TransportKind.P2P);
     }
 
     /**
@@ -54,11 +68,42 @@ public final class InProcessTransport implements AutoCloseable
      * @param to       receiving rank.
      * @param channel  channel.
      * @param protocol framing.
-     * @return the receiving end of that connection, created on first use.
+     * @return the receiving end of that P2P connection, created on first use.
      */
     public RecvConnector receiver(final int from, final int to, final int channel, final Protocol protocol)
     {
-        return fifo(from, to, channel, protocol).receiver();
+        return receiver(from, to, channel, protocol, TransportKind.P2P);
+    }
+
+    /**
+     * @param from      sending rank.
+     * @param to        receiving rank.
+     * @param channel   channel.
+     * @param protocol  framing.
+     * @param transport P2P (FIFO in process memory; direct reads of the sender's buffers with SIMPLE) or SHM (FIFO
+     *                  in a shared-memory mapping, always staged).
+     * @return the sending end of that connection, created on first use.
+     * @throws IllegalArgumentException for NET, which needs ranks on other hosts.
+     */
+    public SendConnector sender(final int from, final int to, final int channel, final Protocol protocol,
+        final TransportKind transport)
+    {
+        return fifo(from, to, channel, protocol, transport).sender();
+    }
+
+    /**
+     * @param from      sending rank.
+     * @param to        receiving rank.
+     * @param channel   channel.
+     * @param protocol  framing.
+     * @param transport P2P or SHM, as for {@link #sender(int, int, int, Protocol, TransportKind)}.
+     * @return the receiving end of that connection, created on first use.
+     * @throws IllegalArgumentException for NET, which needs ranks on other hosts.
+     */
+    public RecvConnector receiver(final int from, final int to, final int channel, final Protocol protocol,
+        final TransportKind transport)
+    {
+        return fifo(from, to, channel, protocol, transport).receiver();
     }
 
     /** @return what the connectors did. */
@@ -67,13 +112,22 @@ public final class InProcessTransport implements AutoCloseable
         return counters;
     }
 
-    private InProcessFifo fifo(final int from, final int to, final int channel, final Protocol protocol)
+    private InProcessFifo fifo(final int from, final int to, final int channel, final Protocol protocol,
+        final TransportKind transport)
     {
-        final long key = ((long)from << 42) | ((long)to << 20) | ((long)channel << 4) | protocol.id();
+        if (transport == TransportKind.NET)
+        {
+            throw new IllegalArgumentException("transport NET needs ranks on other hosts; ranks " + from + " and " +
+                to + " share this process (use P2P or SHM)");
+        }
+        final long key = ((long)from << 42) | ((long)to << 20) | ((long)channel << 6) | (transport.ordinal() << 3) |
+            protocol.id();
         return fifos.computeIfAbsent(key, k ->
         {
             counters.connectorCreated();
-            return new InProcessFifo(device, protocol, from, to);
+            return transport == TransportKind.SHM ? new InProcessFifo(sharedDevice, protocol, false, from, to) :
+                new InProcessFifo(device, protocol, protocol == Protocol.SIMPLE && device == HostDevice.INSTANCE,
+                from, to);
         });
     }
 

@@ -9,7 +9,7 @@ public interface RecvConnector
     /** @return true when the next slot has arrived. */
     boolean hasData();
 
-    /** @return the address of the arrived slot's data. */
+    /** @return the address of the arrived slot's data: in the FIFO, or in the sender's buffer for a direct slot. */
     long slotAddress();
 
     /** @return the arrived slot's data length in bytes. */
@@ -23,6 +23,12 @@ public interface RecvConnector
 
     /** @return the plan hash of the call that sent the arrived slot. */
     long plan();
+
+    /** @return true when the arrived slot references the sender's memory instead of carrying its data. */
+    default boolean isDirect()
+    {
+        return false;
+    }
 
     /** Frees the arrived slot for the sender. */
     void release();

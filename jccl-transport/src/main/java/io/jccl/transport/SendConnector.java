@@ -25,6 +25,37 @@ public interface SendConnector
      */
     void publish(int length, long seq, long shape, long plan);
 
+    /**
+     * @return true when the receiver can read this sender's memory directly (P2P with SIMPLE), so a step whose data
+     * already lies in a buffer may publish its address with {@link #publishDirect} instead of copying it.
+     */
+    default boolean direct()
+    {
+        return false;
+    }
+
+    /**
+     * Publishes the next slot as a reference to {@code length} bytes at {@code address} in this rank's memory. The
+     * sender must not change those bytes until the receiver has released the slot (see {@link #drained()}).
+     *
+     * @param address where the receiver reads the data.
+     * @param length  bytes.
+     * @param seq     the call's sequence number.
+     * @param shape   hash of the call's collective, type, op, count and root.
+     * @param plan    hash of the call's plan.
+     * @throws UnsupportedOperationException when {@link #direct()} is false.
+     */
+    default void publishDirect(long address, int length, long seq, long shape, long plan)
+    {
+        throw new UnsupportedOperationException("this connector stages every slot");
+    }
+
+    /** @return true when the receiver has released every slot published so far. */
+    default boolean drained()
+    {
+        return true;
+    }
+
     /** @return the rank this end sends to. */
     int peer();
 }

@@ -1,0 +1,81 @@
+package io.jccl.transport;
+
+import io.jccl.Protocol;
+import io.jccl.TransportKind;
+import io.jccl.kernels.HostDevice;
+import org.agrona.UnsafeApi;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** P2P with SIMPLE lets the receiver read the sender's memory; every other combination stages. */
+class DirectSlotTest
+{
+    private final InProcessTransport transport = new InProcessTransport();
+
+    @AfterEach
+    void close()
+    {
+        transport.close();
+    }
+
+    @Test
+    void shouldHandTheSendersAddressToTheReceiverWhenDirect()
+    {
+        final SendConnector sender = transport.sender(0, 1, 0, Protocol.SIMPLE, TransportKind.P2P);
+        final RecvConnector receiver = transport.receiver(0, 1, 0, Protocol.SIMPLE, TransportKind.P2P);
+        final long buffer = HostDevice.INSTANCE.allocate(4096);
+        try
+        {
+            assertTrue(sender.direct());
+            for (int round = 0; round < 3 * FifoDescriptor.SLOTS; round++)
+            {
+                UnsafeApi.putLong(buffer + 8L * round, round * 7L);
+                sender.publishDirect(buffer + 8L * round, 8, 11, 12, 13);
+                assertFalse(sender.drained(), "the receiver has not released the slot");
+                assertTrue(receiver.hasData());
+                assertTrue(receiver.isDirect());
+                assertEquals(buffer + 8L * round, receiver.slotAddress());
+                assertEquals(round * 7L, UnsafeApi.getLong(receiver.slotAddress()));
+                assertEquals(8, receiver.dataLength());
+                assertEquals(11, receiver.seq());
+                receiver.release();
+                assertTrue(sender.drained());
+
+                // a staged slot in the same FIFO is read from the FIFO again
+                UnsafeApi.putLong(sender.slotAddress(), -round);
+                sender.publish(8, 11, 12, 13);
+                assertTrue(receiver.hasData());
+                assertFalse(receiver.isDirect());
+                assertEquals(-round, UnsafeApi.getLong(receiver.slotAddress()));
+                receiver.release();
+            }
+        }
+        finally
+        {
+            HostDevice.INSTANCE.free(buffer);
+        }
+    }
+
+    @Test
+    void shouldStageWhenShmOrNotSimple()
+    {
+        assertFalse(transport.sender(0, 1, 0, Protocol.SIMPLE, TransportKind.SHM).direct());
+        assertFalse(transport.sender(0, 1, 0, Protocol.LL, TransportKind.P2P).direct());
+        assertFalse(transport.sender(0, 1, 0, Protocol.LL128, TransportKind.P2P).direct());
+        final SendConnector staged = transport.sender(1, 0, 0, Protocol.SIMPLE, TransportKind.SHM);
+        assertThrows(UnsupportedOperationException.class, () -> staged.publishDirect(64, 8, 1, 1, 1));
+    }
+
+    @Test
+    void shouldRefuseNetBetweenRanksOfOneProcess()
+    {
+        final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class,
+            () -> transport.sender(0, 1, 0, Protocol.SIMPLE, TransportKind.NET));
+        assertTrue(ex.getMessage().contains("other hosts"), ex.getMessage());
+    }
+}
