@@ -50,8 +50,8 @@ final class CallValidator
             throw new JcclInvalidArgumentException("root=" + root + " is outside 0.." + (size - 1) + " (" +
                 Names.of(collective) + ")");
         }
-        final long perRankBytes = multiply(count, type.byteSize(), countName, collective);
-        final long wholeBytes = multiply(perRankBytes, size, countName + " x ranks", collective);
+        final long perRankBytes = multiply(count, type.byteSize(), countName, "", collective);
+        final long wholeBytes = multiply(perRankBytes, size, countName, " x ranks", collective);
         final long sendBytes = collective.inputCount(count, size) == count ? perRankBytes : wholeBytes;
         final long recvBytes = collective.outputCount(count, size) == count ? perRankBytes : wholeBytes;
         final boolean needSend = collective != Collective.BROADCAST || rank == root;
@@ -101,7 +101,9 @@ final class CallValidator
         };
     }
 
-    private static long multiply(final long a, final long b, final String name, final Collective collective)
+    /** The name is {@code name + suffix}, concatenated only for the error: validation allocates nothing. */
+    private static long multiply(final long a, final long b, final String name, final String suffix,
+        final Collective collective)
     {
         try
         {
@@ -109,7 +111,7 @@ final class CallValidator
         }
         catch (final ArithmeticException ex)
         {
-            throw new JcclInvalidArgumentException(name + " in bytes overflows a long (" + a + " x " + b + ", " +
+            throw new JcclInvalidArgumentException(name + suffix + " in bytes overflows a long (" + a + " x " + b + ", " +
                 Names.of(collective) + ")");
         }
     }

@@ -22,6 +22,7 @@ import io.jccl.kernels.HostReducer;
 import io.jccl.schedules.Generators;
 import io.jccl.schedules.Program;
 import io.jccl.schedules.msccl.MscclSchedule;
+import io.jccl.transport.ConnectorCounters;
 import io.jccl.transport.InProcessTransport;
 import org.agrona.BufferUtil;
 import org.slf4j.Logger;
@@ -45,6 +46,8 @@ final class LocalCommunicator implements Communicator
     private final int rank;
     private final ConcurrentLinkedQueue<Call> queue = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean claim = new AtomicBoolean();
+    /** This rank's share of the group's connector counters. */
+    private final ConnectorCounters counters;
     /** Executors per (program, protocol, transport): each holds its connectors, framed and placed accordingly. */
     private final Map<Program, RankExecution[]> executions = new HashMap<>();
     private final Map<Long, BoundShape> boundShapes = new HashMap<>();
@@ -59,6 +62,7 @@ final class LocalCommunicator implements Communicator
     {
         this.group = group;
         this.rank = rank;
+        this.counters = group.transport.counters().newPart();
     }
 
     @Override
@@ -246,7 +250,7 @@ final class LocalCommunicator implements Communicator
     {
         if (call.execution != null)
         {
-            group.transport.counters().add(call.execution.protocol(), call.execution.transport(),
+            counters.add(call.execution.protocol(), call.execution.transport(),
                 call.execution.slotsSent(), call.execution.bytesStaged(), call.execution.bytesDirect(),
                 call.execution.channels());
             if (call.op != null && call.op.kind() == ReduceOp.Kind.AVG && !call.type.isFloatingPoint() &&
@@ -382,7 +386,7 @@ final class LocalCommunicator implements Communicator
     }
 
     /** @return what the connectors of this rank's group did (for tests and diagnostics). */
-    io.jccl.transport.ConnectorCounters counters()
+    ConnectorCounters counters()
     {
         return group.transport.counters();
     }

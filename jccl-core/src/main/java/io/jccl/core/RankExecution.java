@@ -43,6 +43,7 @@ final class RankExecution
     private final long[] elements = new long[BUFFERS];
     private final int maxChunkCount;
     private final int slotLength;
+    private final int channels;
     /** Send connectors whose receivers read this rank's buffers directly (P2P with SIMPLE); empty otherwise. */
     private final SendConnector[] directSenders;
     /** Per worker and step: the step may publish its data in place (see {@link #findDirectSteps()}). */
@@ -78,6 +79,7 @@ final class RankExecution
         this.rank = rank;
         this.maxChunkCount = program.maxChunkCount();
         this.slotLength = InProcessTransport.slotLength(protocol);
+        this.channels = program.channels();
         final List<Worker> rankWorkers = program.workers(rank);
         this.workers = new WorkerState[rankWorkers.size()];
         for (int w = 0; w < workers.length; w++)
@@ -321,7 +323,7 @@ final class RankExecution
 
     int channels()
     {
-        return program.channels();
+        return channels;
     }
 
     long bytesDirect()

@@ -22,6 +22,7 @@ public final class Program
     private final ChunkLayout outputLayout;
     private final ChunkLayout scratchLayout;
     private final Worker[][] workers;
+    private final int channels;
 
     /**
      * @param name          a short name ({@code ring}, {@code tree}, a file name).
@@ -49,6 +50,8 @@ public final class Program
         this.outputLayout = outputLayout;
         this.scratchLayout = scratchLayout;
         this.workers = workers.stream().map(l -> l.toArray(new Worker[0])).toArray(Worker[][]::new);
+        this.channels = Arrays.stream(this.workers).flatMap(Arrays::stream).mapToInt(Worker::channel).max()
+            .orElse(0) + 1;
     }
 
     /** @return the program's short name. */
@@ -136,7 +139,7 @@ public final class Program
     /** @return the largest channel index used plus one. */
     public int channels()
     {
-        return Arrays.stream(workers).flatMap(Arrays::stream).mapToInt(Worker::channel).max().orElse(0) + 1;
+        return channels;
     }
 
     @Override

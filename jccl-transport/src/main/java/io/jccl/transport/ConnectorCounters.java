@@ -3,13 +3,15 @@ package io.jccl.transport;
 import io.jccl.Protocol;
 import io.jccl.TransportKind;
 
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * What a process's connectors did, so tests can prove a knob changed what ran: slots per protocol, bytes staged
  * through FIFO slots and bytes read directly from a peer's buffer per transport, the most channels a call used, and
- * connectors created. Added once per call by the executor (never per slot on a shared counter), read by tests and
- * printed by {@code JCCL_DEBUG=INFO}.
+ * connectors created. Added once per call by the executor into the counters of its rank ({@link #newPart()}, so
+ * ranks driven by different threads never share a counter's cache line); read as totals by tests and printed by
+ * {@code JCCL_DEBUG=INFO}.
  */
 public final class ConnectorCounters
 {
@@ -23,6 +25,26 @@ public final class ConnectorCounters
     private final AtomicLongArray stagedBytes = new AtomicLongArray(TRANSPORTS);
     private final AtomicLongArray directBytes = new AtomicLongArray(TRANSPORTS);
     private final AtomicLongArray misc = new AtomicLongArray(2);
+    private final CopyOnWriteArrayList<ConnectorCounters> parts = new CopyOnWriteArrayList<>();
+
+    /** @return counters of one rank, written by it alone, whose counts these counters' totals include. */
+    public ConnectorCounters newPart()
+    {
+        final ConnectorCounters part = new ConnectorCounters();
+        parts.add(part);
+        return part;
+    }
+
+    private long sum(final AtomicLongArray own, final int index, final java.util.function.Function<
+        ConnectorCounters, AtomicLongArray> field)
+    {
+        long total = own.get(index);
+        for (final ConnectorCounters part : parts)
+        {
+            total += part.sum(field.apply(part), index, field);
+        }
+        return total;
+    }
 
     /**
      * Adds a call's totals.
@@ -59,7 +81,7 @@ public final class ConnectorCounters
      */
     public long slotsSent(final Protocol protocol)
     {
-        return slots.get(protocol.ordinal());
+        return sum(slots, protocol.ordinal(), c -> c.slots);
     }
 
     /**
@@ -68,7 +90,7 @@ public final class ConnectorCounters
      */
     public long bytesStaged(final Protocol protocol)
     {
-        return protocolBytes.get(protocol.ordinal());
+        return sum(protocolBytes, protocol.ordinal(), c -> c.protocolBytes);
     }
 
     /**
@@ -77,7 +99,7 @@ public final class ConnectorCounters
      */
     public long bytesStaged(final TransportKind transport)
     {
-        return stagedBytes.get(transport.ordinal());
+        return sum(stagedBytes, transport.ordinal(), c -> c.stagedBytes);
     }
 
     /**
@@ -86,19 +108,24 @@ public final class ConnectorCounters
      */
     public long bytesDirect(final TransportKind transport)
     {
-        return directBytes.get(transport.ordinal());
+        return sum(directBytes, transport.ordinal(), c -> c.directBytes);
     }
 
     /** @return the most channels one call used. */
     public long channelsUsed()
     {
-        return misc.get(CHANNELS);
+        long most = misc.get(CHANNELS);
+        for (final ConnectorCounters part : parts)
+        {
+            most = Math.max(most, part.channelsUsed());
+        }
+        return most;
     }
 
     /** @return connectors (one per sender, receiver, channel, protocol and transport) created so far. */
     public long connectorsCreated()
     {
-        return misc.get(CONNECTORS);
+        return sum(misc, CONNECTORS, c -> c.misc);
     }
 
     @Override
