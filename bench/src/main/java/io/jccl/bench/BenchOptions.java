@@ -1,24 +1,32 @@
 package io.jccl.bench;
 
-import io.jccl.Algorithm;
 import io.jccl.DataType;
+import io.jccl.JcclException;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.ReduceOp;
+import io.jccl.core.Context;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
- * The flags of the tools: nccl-tests' own letters, long names and defaults ({@code src/common.cu}), then jccl's
- * ({@code --timeout-ms}, {@code --algo}, {@code --channels}, {@code --chunk-bytes}, {@code --schedule}). Sizes take
- * K, M and G suffixes;
- * integers take C notation ({@code 0x10}).
+ * The flags of the tools: nccl-tests' own letters, long names and defaults ({@code src/common.cu}), then jccl's,
+ * under their own headings in {@code -h}: the plan knobs ({@code --algo}, {@code --proto}, {@code --transport},
+ * {@code --nchannels}, {@code --min-nchannels}, {@code --max-nchannels}, {@code --block-threads}, {@code --chunk},
+ * {@code --tuner}, {@code --tuner-config}), each setting one {@code JCCL_*} variable of the {@link Context} (a flag
+ * not given leaves the variable in force), and {@code --sweep}, {@code --timeout-ms}, {@code --schedule}. Sizes take
+ * K, M and G suffixes; integers take C notation ({@code 0x10}).
+ * <p>
+ * {@link #validate()} rejects a bad value before any rank starts, naming its flag (or sweep key): each knob value is
+ * set on a {@link Context} of its own and checked by {@link Context#constraints()}, then the context of every pass
+ * (flags over the environment) is built and checked the same way.
  * <p>
  * nccl-tests flags that have no meaning on jccl's host backend are accepted so that scripts run unchanged:
  * {@code -p} (jccl creates all ranks at once), {@code -G} (no CUDA graphs), {@code -R} (bench buffers are jccl's
@@ -137,30 +145,40 @@ public final class BenchOptions
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help")
     private boolean help;
 
-    @Option(names = "--timeout-ms", converter = LongConverter.class, paramLabel = "<ms>",
-        description = "jccl: deadline of every wait in milliseconds (JCCL_TIMEOUT_MS)")
-    private Long timeoutMs;
+    @ArgGroup(validate = false, order = 1, heading = "%njccl's knobs (each sets the JCCL_* variable named; a flag " +
+        "not given leaves that variable in force):%n")
+    private KnobFlags knobs = new KnobFlags();
 
-    @Option(names = "--algo", paramLabel = "<ring|tree>", description = "jccl: pin the algorithm (JCCL_ALGO)")
-    private String algo;
+    @ArgGroup(validate = false, order = 2, heading = "%njccl's sweep and other flags:%n")
+    private JcclFlags jccl = new JcclFlags();
 
-    @Option(names = "--channels", converter = IntConverter.class, paramLabel = "<n>",
-        description = "jccl: channels per call (JCCL_MAX_NCHANNELS)")
-    private Integer channels;
+    private Sweep parsedSweep;
 
-    @Option(names = "--chunk-bytes", converter = SizeConverter.class, paramLabel = "<bytes>",
-        description = "jccl: pipelining grain, K/M suffixes allowed (JCCL_CHUNK_SIZE)")
-    private Long chunkBytes;
+    /** jccl's flags that are not plan knobs. */
+    static final class JcclFlags
+    {
+        @Option(names = "--sweep", arity = "1..*", paramLabel = "<key=v1,v2,...>", order = 1,
+            description = "run every combination of these knob values (keys: algo, proto, transport, nchannels, " +
+                "chunk, block-threads), each as its own table, then the default (no sweep pins), then a summary: " +
+                "the best combination per row against the default; may be given several times")
+        private List<String> sweep;
 
-    @Option(names = "--schedule", paramLabel = "<file.xml>",
-        description = "jccl: run this MSCCL XML schedule wherever it applies (replaces JCCL_SCHEDULE_FILES); " +
-            "rows it does not apply to run the built-in and are named on stderr and after the table")
-    private Path schedule;
+        @Option(names = "--timeout-ms", converter = LongConverter.class, paramLabel = "<ms>", order = 2,
+            description = "JCCL_TIMEOUT_MS: deadline of every wait in milliseconds")
+        private Long timeoutMs;
+
+        @Option(names = "--schedule", paramLabel = "<file.xml>", order = 3,
+            description = "JCCL_SCHEDULE_FILES (replaces it): run this MSCCL XML schedule wherever it applies; " +
+                "rows it does not apply to run the built-in and are named on stderr and after the table")
+        private Path schedule;
+    }
 
     /**
-     * Checks ranges and names, naming the flag of a bad value.
+     * Checks ranges and names, naming the flag of a bad value: nccl-tests' flags, then each knob flag and sweep value
+     * on a {@link Context} of its own, then flags that cannot be given together, then the context of every pass
+     * (flags over the {@code JCCL_*} environment). Nothing here starts a rank.
      *
-     * @throws IllegalArgumentException on a bad value.
+     * @throws IllegalArgumentException on a bad value, naming its flag, sweep key or variable.
      */
     public void validate()
     {
@@ -189,23 +207,74 @@ public final class BenchOptions
         }
         types();
         opNames();
-        algorithm();
-        if (channels != null)
+        knobs.validate();
+        if (jccl.timeoutMs != null && jccl.timeoutMs < 1)
         {
-            positive(channels, "--channels");
+            throw new IllegalArgumentException("--timeout-ms " + jccl.timeoutMs + " must be at least 1");
         }
-        if (chunkBytes != null && (chunkBytes < 1 || chunkBytes > Integer.MAX_VALUE))
+        if (jccl.schedule != null && knobs.algo() != null)
         {
-            throw new IllegalArgumentException("--chunk-bytes " + chunkBytes + " is outside 1.." + Integer.MAX_VALUE);
+            throw new IllegalArgumentException("--schedule and --algo " + knobs.algo() + " together: a pinned " +
+                "algorithm beats a schedule, so " + jccl.schedule + " would never run; give one of them");
         }
-        if (timeoutMs != null && timeoutMs < 1)
+        validateSweep();
+        validateContexts();
+    }
+
+    /** The sweep's keys and values, and the flags it cannot be given with. */
+    private void validateSweep()
+    {
+        parsedSweep = jccl.sweep == null ? null : Sweep.parse(jccl.sweep);
+        if (parsedSweep == null)
         {
-            throw new IllegalArgumentException("--timeout-ms " + timeoutMs + " must be at least 1");
+            return;
         }
-        if (schedule != null && algo != null)
+        final Map<SweepKey, String> flags = knobFlags();
+        for (final SweepKey key : parsedSweep.values().keySet())
         {
-            throw new IllegalArgumentException("--schedule and --algo " + algo + " together: a pinned algorithm " +
-                "beats a schedule, so " + schedule + " would never run; give one of them");
+            final boolean rangeGiven = key == SweepKey.NCHANNELS &&
+                (knobs.minChannels() != null || knobs.maxChannels() != null);
+            if (flags.containsKey(key) || rangeGiven)
+            {
+                final String flag = rangeGiven ? "--min-nchannels/--max-nchannels" : key.flag();
+                throw new IllegalArgumentException(Sweep.FLAG + " " + key.key() + " and " + flag + " together: " +
+                    "the sweep sets " + key.key() + " in each combination and leaves it to the tuner in the " +
+                    "default pass; give one of them");
+            }
+        }
+        if (jccl.schedule != null && parsedSweep.sets(SweepKey.ALGO))
+        {
+            throw new IllegalArgumentException(Sweep.FLAG + " algo and --schedule together: a pinned algorithm " +
+                "beats a schedule, so " + jccl.schedule + " would run in the default pass only; give one of them");
+        }
+        if (runCycles == 0)
+        {
+            throw new IllegalArgumentException(Sweep.FLAG + " with -N/--run_cycles 0 would never finish its first " +
+                "combination; give a cycle count");
+        }
+    }
+
+    /** The context of every pass, flags over the JCCL_* environment, as the ranks will be created with it. */
+    private void validateContexts()
+    {
+        final List<SweepCombination> passes = new ArrayList<>();
+        if (parsedSweep != null)
+        {
+            passes.addAll(parsedSweep.combinations());
+        }
+        passes.add(SweepCombination.DEFAULT);
+        for (final SweepCombination pass : passes)
+        {
+            try
+            {
+                JcclCommunicatorFactory.context(this, pass).constraints();
+            }
+            catch (final JcclException | IllegalArgumentException ex)
+            {
+                throw new IllegalArgumentException("jccl settings " + (pass.isDefault() ? "" : "of sweep " +
+                    "combination " + pass.label() + " ") + "(flags over the JCCL_* environment): " + ex.getMessage(),
+                    ex);
+            }
         }
     }
 
@@ -409,47 +478,70 @@ public final class BenchOptions
     /** @return the wait deadline in ms from {@code --timeout-ms}, else {@code -T} seconds, or null for jccl's. */
     public Long timeoutMs()
     {
-        if (timeoutMs != null)
+        if (jccl.timeoutMs != null)
         {
-            return timeoutMs;
+            return jccl.timeoutMs;
         }
         return timeoutSeconds > 0 ? timeoutSeconds * 1000L : null;
     }
 
-    /** @return {@code --algo}, or null to let jccl choose. */
-    public Algorithm algorithm()
+    /** @return {@code --algo} as given (NCCL's syntax), or null to leave {@code JCCL_ALGO} in force. */
+    public String algo()
     {
-        if (algo == null)
-        {
-            return null;
-        }
-        try
-        {
-            return Algorithm.fromName(algo);
-        }
-        catch (final JcclInvalidArgumentException ex)
-        {
-            throw new IllegalArgumentException("--algo '" + algo + "' is not one of " +
-                Arrays.stream(Algorithm.values()).map(Algorithm::lowerName).toList());
-        }
+        return knobs.algo();
     }
 
-    /** @return {@code --channels}, or null for jccl's default. */
-    public Integer channels()
+    /**
+     * @return the knob flags given, each as typed: {@code --algo}, {@code --proto}, {@code --transport},
+     *         {@code --nchannels} (or {@code --channels}), {@code --chunk} (or {@code --chunk-bytes}),
+     *         {@code --block-threads}; a knob not given is absent and its {@code JCCL_*} variable stays in force.
+     */
+    public Map<SweepKey, String> knobFlags()
     {
-        return channels;
+        return knobs.given();
     }
 
-    /** @return {@code --chunk-bytes}, or null for jccl's default. */
-    public Integer chunkBytes()
+    /** @return {@code --min-nchannels}, or null to leave {@code JCCL_MIN_NCHANNELS} in force. */
+    public Integer minChannels()
     {
-        return chunkBytes == null ? null : Math.toIntExact(chunkBytes);
+        return knobs.minChannels();
+    }
+
+    /** @return {@code --max-nchannels}, or null to leave {@code JCCL_MAX_NCHANNELS} in force. */
+    public Integer maxChannels()
+    {
+        return knobs.maxChannels();
+    }
+
+    /** @return where the tuner table comes from: {@code --tuner} and {@code --tuner-config}. */
+    public TunerMode tunerMode()
+    {
+        return knobs.tunerMode();
+    }
+
+    /** @return {@code --tuner-config}, or null. */
+    public Path tunerConfig()
+    {
+        return knobs.tunerConfig();
+    }
+
+    /**
+     * @return the {@code --sweep}, or null for a single run.
+     * @throws IllegalArgumentException naming the key of a bad sweep argument.
+     */
+    public Sweep sweep()
+    {
+        if (parsedSweep == null && jccl.sweep != null)
+        {
+            parsedSweep = Sweep.parse(jccl.sweep);
+        }
+        return parsedSweep;
     }
 
     /** @return {@code --schedule}, or null to run the built-in algorithms (and any JCCL_SCHEDULE_FILES). */
     public Path schedule()
     {
-        return schedule;
+        return jccl.schedule;
     }
 
     private static void positive(final long value, final String flag)

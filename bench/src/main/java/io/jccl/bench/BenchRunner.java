@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * One run of a tool, as nccl-tests' {@code run()}, {@code TimeTest} and {@code BenchTime}: creates the ranks and
@@ -33,6 +34,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * With {@code --schedule}, the header names the file, every (type, size, placement) the file does not apply to is
  * named on the error stream with the reason (jccl runs its built-in algorithm there), and one {@code #} line after
  * the table lists them; the table's columns stay nccl-tests'.
+ * <p>
+ * In a {@code --sweep} ({@link SweepRunner}) one runner runs each pass: it creates its ranks with that pass's
+ * {@link SweepCombination} and tells a listener every row it prints ({@link RowResult}), for the summary.
  */
 public final class BenchRunner
 {
@@ -49,6 +53,8 @@ public final class BenchRunner
     private final BenchOptions options;
     private final BenchSchedule schedule;
     private final CommunicatorFactory factory;
+    private final SweepCombination combination;
+    private final Consumer<RowResult> rowListener;
     private final PrintStream out;
     private final PrintStream err;
     /** Written by thread 0 only: "type size" to the placements that ran the built-in instead of the schedule. */
@@ -75,10 +81,29 @@ public final class BenchRunner
     public BenchRunner(final BenchTool tool, final BenchOptions options, final BenchSchedule schedule,
         final CommunicatorFactory factory, final PrintStream out, final PrintStream err)
     {
+        this(tool, options, schedule, factory, SweepCombination.DEFAULT, row -> {}, out, err);
+    }
+
+    /**
+     * @param tool        the collective.
+     * @param options     validated flags.
+     * @param schedule    the loaded {@code --schedule} file, or null.
+     * @param factory     where ranks come from.
+     * @param combination the pins of this pass of a {@code --sweep}, or {@link SweepCombination#DEFAULT}.
+     * @param rowListener told every row of the table as it is printed, on the thread that runs {@link #run()}.
+     * @param out         where the table goes (stdout for the tools).
+     * @param err         where the rows a schedule does not apply to are named (stderr for the tools).
+     */
+    public BenchRunner(final BenchTool tool, final BenchOptions options, final BenchSchedule schedule,
+        final CommunicatorFactory factory, final SweepCombination combination, final Consumer<RowResult> rowListener,
+        final PrintStream out, final PrintStream err)
+    {
         this.tool = tool;
         this.options = options;
         this.schedule = schedule;
         this.factory = factory;
+        this.combination = combination;
+        this.rowListener = rowListener;
         this.out = out;
         this.err = err;
         this.nThreads = options.nThreads();
@@ -99,7 +124,7 @@ public final class BenchRunner
         warnAboutCompatibilityFlags();
         try
         {
-            comms = factory.create(options, nRanks);
+            comms = factory.create(options, combination, nRanks);
         }
         catch (final RuntimeException ex)
         {
@@ -449,14 +474,17 @@ public final class BenchRunner
                         reportFallback(shape, type, false);
                         reportFallback(shape, type, true);
                     }
-                    benchTime(shape, type, op, root, false, row);
+                    final double outOfPlaceBusBw = benchTime(shape, type, op, root, false, row);
                     final String outOfPlacePlan = lastPlan;
-                    benchTime(shape, type, op, root, true, row);
+                    final double inPlaceBusBw = benchTime(shape, type, op, root, true, row);
                     row.append(TableFormatter.rowPlan(outOfPlacePlan, lastPlan));
                     if (thread == 0)
                     {
                         out.println(row);
                         out.flush();
+                        rowListener.accept(new RowResult(shape.totalBytes(), shape.counts().paramCount(),
+                            type.ncclTestsName(), opName, root, outOfPlaceBusBw, inPlaceBusBw,
+                            TableFormatter.planColumn(outOfPlacePlan, lastPlan)));
                     }
                 }
             }
@@ -472,7 +500,8 @@ public final class BenchRunner
             completeColl();
         }
 
-        private void benchTime(final Shape shape, final DataType type, final ReduceOp op, final int root,
+        /** @return the bus bandwidth of the measurement, in GB/s. */
+        private double benchTime(final Shape shape, final DataType type, final ReduceOp op, final int root,
             final boolean inPlace, final StringBuilder row)
         {
             if (options.check() > 0)
@@ -540,6 +569,7 @@ public final class BenchRunner
             row.append(TableFormatter.rowResult(timeUs, algBw, busBw, wrong, options.check() > 0));
             bwSum += busBw;
             bwCount++;
+            return busBw;
         }
 
         private Checked checker(final Shape shape, final DataType type, final ReduceOp op, final int root,

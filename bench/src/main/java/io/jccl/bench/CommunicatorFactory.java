@@ -11,11 +11,13 @@ public interface CommunicatorFactory
     /**
      * Creates every rank in this process (NCCL's {@code ncclCommInitAll}).
      *
-     * @param options the parsed flags (jccl's own: timeout, algorithm, channels, chunk bytes).
-     * @param nRanks  rank count.
+     * @param options     the parsed flags (jccl's own: timeout, plan knobs, tuner, schedule).
+     * @param combination the pins of this pass of a {@code --sweep} over the flags, or
+     *                    {@link SweepCombination#DEFAULT}.
+     * @param nRanks      rank count.
      * @return the communicators, index = rank.
      */
-    Communicator[] create(BenchOptions options, int nRanks);
+    Communicator[] create(BenchOptions options, SweepCombination combination, int nRanks);
 
     /** Starts a group of calls made by this thread ({@code ncclGroupStart}). */
     void groupStart();

@@ -14,9 +14,12 @@ import java.util.Arrays;
  * nccl-tests' ({@link BenchOptions}); and two commands for MSCCL XML schedules: {@code jccl-bench verify FILE...}
  * ({@link VerifyCommand}) and {@code jccl-bench export --coll C -g N ...} ({@link ExportCommand}).
  * <p>
+ * With {@code --sweep}, a tool runs once per combination of knob values and once without them, then sums up
+ * ({@link SweepRunner}).
+ * <p>
  * Exit status: 0 when every checked result was right, 1 when one was wrong or the run failed, 2 for bad arguments
- * (including a {@code --schedule} file that cannot be loaded, is invalid, or is for another collective or rank
- * count); {@code verify} and {@code export} say their own.
+ * (including a knob value jccl does not take, and a {@code --schedule} file that cannot be loaded, is invalid, or is
+ * for another collective or rank count); {@code verify} and {@code export} say their own.
  */
 public final class JcclBench
 {
@@ -25,9 +28,11 @@ public final class JcclBench
 
     /** The top-level usage, on {@code -h} and when no tool is given. */
     static final String USAGE = String.join(System.lineSeparator(),
-        "usage: jccl-bench <tool> [nccl-tests flags] [--schedule FILE]",
+        "usage: jccl-bench <tool> [nccl-tests flags] [jccl knobs] [--sweep key=v1,v2,...] [--schedule FILE]",
         "         run a benchmark as nccl-tests does; tool one of " + BenchTool.names() + "; <tool> -h lists the " +
-            "flags; --schedule runs an MSCCL XML file wherever it applies",
+            "flags; jccl's knobs (--algo, --proto, --transport, --nchannels, --chunk, ...) set JCCL_* variables; " +
+            "--sweep runs a table per combination of knob values and sums them up; --schedule runs an MSCCL XML " +
+            "file wherever it applies",
         "       jccl-bench verify [--strict] FILE...",
         "         check MSCCL XML schedules: OK or every error (line, element path), and whether each computes the " +
             "collective it declares; --strict adds what MSCCL's C executors would refuse",
@@ -140,6 +145,10 @@ public final class JcclBench
         }
         try
         {
+            if (options.sweep() != null)
+            {
+                return new SweepRunner(tool, options, schedule, factory, out, err).run();
+            }
             return new BenchRunner(tool, options, schedule, factory, out, err).run();
         }
         catch (final RuntimeException | OutOfMemoryError ex)

@@ -1,6 +1,5 @@
 package io.jccl.bench;
 
-import io.jccl.Algorithm;
 import io.jccl.Communicator;
 import io.jccl.core.Context;
 import io.jccl.core.Jccl;
@@ -9,9 +8,9 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Ranks from jccl: {@link Jccl#initAll(Context, int)} with a {@link Context} built from the flags ({@code --schedule}
- * registers its file through {@link Context#scheduleFiles(List)}), and jccl's group calls. Settings not given on
- * the command line keep the context's defaults (the {@code JCCL_*} environment).
+ * Ranks from jccl: {@link Jccl#initAll(Context, int)} with a {@link Context} built from the flags and a sweep
+ * combination ({@code --schedule} registers its file through {@link Context#scheduleFiles(List)}), and jccl's group
+ * calls. Settings not given on the command line keep the context's defaults (the {@code JCCL_*} environment).
  */
 public final class JcclCommunicatorFactory implements CommunicatorFactory
 {
@@ -19,9 +18,26 @@ public final class JcclCommunicatorFactory implements CommunicatorFactory
 
     /**
      * @param options the flags.
-     * @return the context the communicators are created with.
+     * @return the context the communicators of a run without sweep are created with.
+     * @throws IllegalArgumentException if a knob flag cannot be parsed (see {@link SweepKey#apply}).
      */
     public static Context context(final BenchOptions options)
+    {
+        return context(options, SweepCombination.DEFAULT);
+    }
+
+    /**
+     * The context of one pass: the {@code JCCL_*} environment, then the knob flags over it, then the combination's
+     * pins over those. Values are checked when {@link Context#constraints()} is called.
+     *
+     * @param options     the flags.
+     * @param combination the sweep's pins for this pass, {@link SweepCombination#DEFAULT} for none.
+     * @return the context the communicators are created with.
+     * @throws IllegalArgumentException if a knob value cannot be parsed (see {@link SweepKey#apply}), or only one of
+     *                                  {@code --min-nchannels} and {@code --max-nchannels} is given and the other's
+     *                                  variable is not an integer.
+     */
+    public static Context context(final BenchOptions options, final SweepCombination combination)
     {
         final Context context = new Context();
         final Long timeoutMs = options.timeoutMs();
@@ -29,21 +45,27 @@ public final class JcclCommunicatorFactory implements CommunicatorFactory
         {
             context.timeoutMs(timeoutMs);
         }
-        final Algorithm algorithm = options.algorithm();
-        if (algorithm != null)
+        options.knobFlags().forEach((key, value) -> key.apply(context, value));
+        final Integer min = options.minChannels();
+        final Integer max = options.maxChannels();
+        if (min != null)
         {
-            context.algorithm(algorithm);
+            context.minChannels(min);
         }
-        final Integer channels = options.channels();
-        if (channels != null)
+        if (max != null)
         {
-            context.channels(channels);
+            context.maxChannels(max);
         }
-        final Integer chunkBytes = options.chunkBytes();
-        if (chunkBytes != null)
+        switch (options.tunerMode())
         {
-            context.chunkBytes(chunkBytes);
+            case MODEL -> context.tunerConfigFile(null);
+            case TABLE -> context.tunerConfigFile(options.tunerConfig());
+            default ->
+            {
+                // JCCL_TUNER_CONFIG_FILE stays in force
+            }
         }
+        combination.applyTo(context);
         final Path schedule = options.schedule();
         if (schedule != null)
         {
@@ -54,11 +76,11 @@ public final class JcclCommunicatorFactory implements CommunicatorFactory
     }
 
     @Override
-    public Communicator[] create(final BenchOptions options, final int nRanks)
+    public Communicator[] create(final BenchOptions options, final SweepCombination combination, final int nRanks)
     {
-        final Context context = context(options);
-        description = "jccl timeoutMs=" + context.timeoutMs() + " pins=" + context.constraints() + " schedules=" +
-            context.scheduleFiles();
+        final Context context = context(options, combination);
+        description = "jccl timeoutMs=" + context.timeoutMs() + " pins=" + context.constraints() + " tunerTable=" +
+            context.tunerConfigFile() + " schedules=" + context.scheduleFiles();
         return Jccl.initAll(context, nRanks);
     }
 

@@ -119,7 +119,17 @@ public final class TableFormatter
      */
     public static String rowPlan(final String outOfPlace, final String inPlace)
     {
-        return "  " + (outOfPlace.equals(inPlace) ? outOfPlace : outOfPlace + "|" + inPlace);
+        return "  " + planColumn(outOfPlace, inPlace);
+    }
+
+    /**
+     * @param outOfPlace the plan text of the out-of-place run.
+     * @param inPlace    the plan text of the in-place run.
+     * @return jccl's plan column without its leading spaces: one plan, or two joined by {@code |}.
+     */
+    public static String planColumn(final String outOfPlace, final String inPlace)
+    {
+        return outOfPlace.equals(inPlace) ? outOfPlace : outOfPlace + "|" + inPlace;
     }
 
     /**

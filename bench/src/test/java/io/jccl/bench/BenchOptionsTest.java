@@ -46,7 +46,7 @@ class BenchOptionsTest
         assertEquals(ThreadSync.AVG, options.average());
         assertEquals(1, options.runCycles());
         assertNull(options.timeoutMs());
-        assertNull(options.algorithm());
+        assertNull(options.algo());
     }
 
     @Test

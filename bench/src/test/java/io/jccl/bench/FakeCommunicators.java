@@ -50,7 +50,8 @@ final class FakeCommunicators
         return new CommunicatorFactory()
         {
             @Override
-            public Communicator[] create(final BenchOptions options, final int nRanks)
+            public Communicator[] create(final BenchOptions options, final SweepCombination combination,
+                final int nRanks)
             {
                 final Group group = new Group(nRanks, fault);
                 final Communicator[] comms = new Communicator[nRanks];

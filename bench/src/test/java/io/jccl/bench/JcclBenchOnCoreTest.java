@@ -17,9 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The tools in this JVM on jccl's runtime (one thread, group calls): all_reduce_perf, alltoall_perf, and
- * all_reduce_perf running MSCCL XML schedules; each exits 0 and prints nccl-tests' table with every result checked
- * right.
+ * The tools in this JVM on jccl's runtime (one thread, group calls): all_reduce_perf, alltoall_perf,
+ * all_reduce_perf running MSCCL XML schedules, and a sweep over protocols; each exits 0 and prints nccl-tests' table
+ * with every result checked right.
  */
 class JcclBenchOnCoreTest
 {
@@ -107,13 +107,67 @@ class JcclBenchOnCoreTest
         assertTrue(stderr.contains("it does not serve out-of-place calls"), stderr);
     }
 
+    @Test
+    @Timeout(180)
+    void shouldRunEachProtocolAndSumUpWhenSweepOverProtoOnJccl()
+    {
+        final int status = runExactly("all_reduce_perf", "-g", "2", "-b", "8", "-e", "64", "-f", "8", "-n", "1", "-w",
+            "0", "--timeout-ms", "60000", "--sweep", "proto=simple,ll");
+        assertEquals(0, status, stdout + stderr);
+        final List<String> lines = Arrays.asList(stdout.split("\n"));
+        final int simple = lines.indexOf("# sweep combination 1/2: proto=simple");
+        final int ll = lines.indexOf("# sweep combination 2/2: proto=ll");
+        final int fallback = lines.indexOf("# sweep combination default: no pins from the sweep (the tuner's choice)");
+        final int summary = lines.indexOf(lines.stream().filter(l -> l.startsWith("# Sweep summary: the best of 2 " +
+            "combinations against the default")).findFirst().orElse("(no summary)"));
+        assertTrue(0 <= simple && simple < ll && ll < fallback && fallback < summary, stdout);
+        assertPlansUse("simple", dataRows(lines.subList(simple, ll)));
+        assertPlansUse("ll", dataRows(lines.subList(ll, fallback)));
+        assertEquals(2, dataRows(lines.subList(fallback, summary)).size(), stdout);
+        final List<String> summaryRows = dataRows(lines.subList(summary, lines.size()));
+        assertEquals(2, summaryRows.size(), stdout);
+        for (final String row : summaryRows)
+        {
+            final String[] columns = row.trim().split(" +");
+            assertEquals(10, columns.length, row);
+            assertTrue(List.of("proto=simple", "proto=ll").contains(columns[5]), row);
+        }
+        assertEquals(3, lines.stream().filter(l -> l.equals("# Out of bounds values : 0 OK")).count(), stdout);
+    }
+
+    private static List<String> dataRows(final List<String> lines)
+    {
+        return lines.stream().filter(l -> !l.startsWith("#") && !l.isEmpty()).toList();
+    }
+
+    /** Every row's plan column (out-of-place, and in-place after a '|' if it differs) runs the protocol. */
+    private static void assertPlansUse(final String protocol, final List<String> rows)
+    {
+        assertEquals(2, rows.size(), String.join("\n", rows));
+        for (final String row : rows)
+        {
+            final String[] columns = row.trim().split(" +");
+            assertEquals(14, columns.length, row);
+            assertEquals("0", columns[8], "out-of-place #wrong: " + row);
+            for (final String plan : columns[13].split("\\|"))
+            {
+                assertEquals(protocol, plan.split("/")[1], row);
+            }
+        }
+    }
+
     private int runTool(final String... args)
+    {
+        final String[] all = Arrays.copyOf(args, args.length + 6);
+        System.arraycopy(new String[] {"-w", "1", "-n", "2", "--timeout-ms", "60000"}, 0, all, args.length, 6);
+        return runExactly(all);
+    }
+
+    private int runExactly(final String... args)
     {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final String[] all = Arrays.copyOf(args, args.length + 6);
-        System.arraycopy(new String[] {"-w", "1", "-n", "2", "--timeout-ms", "60000"}, 0, all, args.length, 6);
-        final int status = JcclBench.run(all, new PrintStream(out, true, StandardCharsets.UTF_8),
+        final int status = JcclBench.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8));
         stdout = out.toString(StandardCharsets.UTF_8);
         stderr = err.toString(StandardCharsets.UTF_8);

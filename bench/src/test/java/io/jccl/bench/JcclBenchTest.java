@@ -184,7 +184,8 @@ class JcclBenchTest
         assertEquals(0, run(FakeCommunicators.Fault.NONE, "all_reduce_perf", "-h"));
         assertTrue(stdout.startsWith("Usage: all_reduce_perf"), stdout);
         assertTrue(stdout.contains("-b, --minbytes=<min size in bytes>"), stdout);
-        assertTrue(stdout.contains("--algo=<ring|tree>"), stdout);
+        assertTrue(stdout.contains("--algo=<spec>"), stdout);
+        assertTrue(stdout.contains("--sweep=<key=v1,v2,...>"), stdout);
         assertTrue(stdout.contains("--schedule=<file.xml>"), stdout);
     }
 }

@@ -124,6 +124,10 @@ final class CommGroup
         ProgressEngine.INSTANCE.unregister(communicator);
         if (open.decrementAndGet() == 0)
         {
+            if (context.debugInfo())
+            {
+                LOG.info("jccl INFO connectors of this group: {}", transport.counters());
+            }
             transport.close();
         }
     }

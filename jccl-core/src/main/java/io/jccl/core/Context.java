@@ -149,7 +149,25 @@ public final class Context
      */
     public Context channelRange(final int min, final int max)
     {
+        return minChannels(min).maxChannels(max);
+    }
+
+    /**
+     * @param min fewest channels per call, 1..32, or 0 for unset ({@code JCCL_MIN_NCHANNELS}).
+     * @return this.
+     */
+    public Context minChannels(final int min)
+    {
         this.minChannels = min == 0 ? null : Integer.toString(min);
+        return changed();
+    }
+
+    /**
+     * @param max most channels per call, 1..32, or 0 for unset ({@code JCCL_MAX_NCHANNELS}).
+     * @return this.
+     */
+    public Context maxChannels(final int max)
+    {
         this.maxChannels = max == 0 ? null : Integer.toString(max);
         return changed();
     }

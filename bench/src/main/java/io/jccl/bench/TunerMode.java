@@ -1,0 +1,12 @@
+package io.jccl.bench;
+
+/** Where the tuner table of a run comes from: {@code --tuner} and {@code --tuner-config}. */
+public enum TunerMode
+{
+    /** No flag: {@code JCCL_TUNER_CONFIG_FILE} decides. */
+    ENVIRONMENT,
+    /** {@code --tuner model}: the cost model alone, no table even if {@code JCCL_TUNER_CONFIG_FILE} is set. */
+    MODEL,
+    /** {@code --tuner table} or {@code --tuner-config FILE}: that file's table over the cost model. */
+    TABLE
+}
