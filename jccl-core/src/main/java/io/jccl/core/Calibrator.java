@@ -10,7 +10,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Measures the cost model's constants on this machine once per process, in a few milliseconds, when the first
  * communicator starts: one thread's streaming copy bandwidth, the bandwidth of every core copying at once, and the
  * one-way latency of handing a flag to another thread with spin-then-yield waiting. Memory bandwidth is measured with
- * the JVM's native copy, so it needs no warm-up; protocol costs scale the handoff latency by the default ratios.
+ * the JVM's native copy, so it needs no warm-up. Every protocol's step costs one handoff; per-slot work scales with
+ * the handoff by the ratios the FIFO microbenchmark measured (SIMPLE 1, LL 2.2, LL128 3).
  */
 final class Calibrator
 {
@@ -56,9 +57,12 @@ final class Calibrator
         final double capGBps = Math.max(threadGBps, copyGBps(Math.min(cores, 4)));
         final double handoffNs = handoffNs();
         final Calibration defaults = Calibration.defaults(cores);
-        final double scale = handoffNs / defaults.simple().stepNs();
+        final double slotNs = defaults.simple().slotNs() * handoffNs / defaults.simple().stepNs();
+        // on the host every protocol hands a slot over by one cache line's round trip; LL and LL128 only add work
+        // per slot (encoding and decoding flagged words or lines: about 2.2x and 3x SIMPLE's, by the FIFO JMH)
         return new Calibration(
-            scaled(defaults.simple(), scale), scaled(defaults.ll(), scale), scaled(defaults.ll128(), scale),
+            new Calibration.ProtocolCost(handoffNs, slotNs), new Calibration.ProtocolCost(handoffNs, 2.2 * slotNs),
+            new Calibration.ProtocolCost(handoffNs, 3 * slotNs),
             new Calibration.TransportCost(defaults.p2p().hopNs(), threadGBps, capGBps),
             new Calibration.TransportCost(defaults.shm().hopNs(), threadGBps, capGBps),
             defaults.net(), cores);
@@ -70,11 +74,6 @@ final class Calibrator
         return String.format("cores %d, copy %.1f GB/s per thread, %.1f GB/s all cores, step %.0f ns (simple) " +
             "%.0f ns (ll) %.0f ns (ll128)", c.cores(), c.p2p().threadGBps(), c.p2p().capGBps(), c.simple().stepNs(),
             c.ll().stepNs(), c.ll128().stepNs());
-    }
-
-    private static Calibration.ProtocolCost scaled(final Calibration.ProtocolCost cost, final double scale)
-    {
-        return new Calibration.ProtocolCost(cost.stepNs() * scale, cost.slotNs() * scale);
     }
 
     /** @return bytes copied per ns by {@code threads} threads streaming at once (each its own 8 MiB). */
