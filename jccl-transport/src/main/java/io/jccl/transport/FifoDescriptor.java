@@ -23,6 +23,8 @@ public final class FifoDescriptor
     public static final int SLOTS = 8;
     /** Offset of the tail counter. */
     public static final int TAIL_OFFSET = 0;
+    /** Offset of the count of processes that mapped a shared FIFO (long; in the tail's second cache line). */
+    public static final int ATTACH_OFFSET = 64;
     /** Offset of the head counter. */
     public static final int HEAD_OFFSET = 128;
     /** Offset of the first slot header. */

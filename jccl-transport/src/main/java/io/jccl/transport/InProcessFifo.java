@@ -2,6 +2,7 @@ package io.jccl.transport;
 
 import io.jccl.Protocol;
 import io.jccl.kernels.Device;
+import io.jccl.kernels.HostDevice;
 import org.agrona.UnsafeApi;
 
 import static io.jccl.transport.FifoDescriptor.HEADER_DATA_LENGTH;
@@ -29,6 +30,7 @@ public final class InProcessFifo implements AutoCloseable
     private final Protocol protocol;
     private final boolean direct;
     private final long base;
+    private final java.util.function.LongConsumer freeBase;
     private final int wireSlotLength;
     private final int payloadLength;
     private final Sender sender;
@@ -56,6 +58,27 @@ public final class InProcessFifo implements AutoCloseable
     public InProcessFifo(final Device device, final Protocol protocol, final boolean direct, final int from,
         final int to)
     {
+        this(device, device.allocate(totalLength(protocol)), device::free, protocol, direct, from, to);
+    }
+
+    /**
+     * A FIFO in memory the caller provides, such as a file mapped by two processes; each process uses one end.
+     *
+     * @param base     the FIFO's memory, {@link #totalLength(Protocol)} bytes, zeroed before either end uses it.
+     * @param freeBase releases that memory on {@link #close()}.
+     * @param protocol the framing.
+     * @param from     sending rank.
+     * @param to       receiving rank.
+     */
+    public InProcessFifo(final long base, final java.util.function.LongConsumer freeBase, final Protocol protocol,
+        final int from, final int to)
+    {
+        this(HostDevice.INSTANCE, base, freeBase, protocol, false, from, to);
+    }
+
+    private InProcessFifo(final Device device, final long base, final java.util.function.LongConsumer freeBase,
+        final Protocol protocol, final boolean direct, final int from, final int to)
+    {
         if (direct && protocol != Protocol.SIMPLE)
         {
             throw new IllegalArgumentException("direct access needs SIMPLE, not " + protocol);
@@ -65,9 +88,19 @@ public final class InProcessFifo implements AutoCloseable
         this.protocol = protocol;
         this.wireSlotLength = ProtocolDescriptor.wireSlotLength(protocol);
         this.payloadLength = ProtocolDescriptor.payloadLength(protocol);
-        this.base = device.allocate(FifoDescriptor.totalLength(wireSlotLength));
+        this.base = base;
+        this.freeBase = freeBase;
         this.sender = new Sender(to, protocol == Protocol.SIMPLE ? 0 : device.allocate(payloadLength));
         this.receiver = new Receiver(from, protocol == Protocol.SIMPLE ? 0 : device.allocate(payloadLength));
+    }
+
+    /**
+     * @param protocol a protocol.
+     * @return the bytes of a FIFO with that protocol's framing.
+     */
+    public static long totalLength(final Protocol protocol)
+    {
+        return FifoDescriptor.totalLength(ProtocolDescriptor.wireSlotLength(protocol));
     }
 
     /** @return the sending end. */
@@ -92,7 +125,7 @@ public final class InProcessFifo implements AutoCloseable
     @Override
     public void close()
     {
-        device.free(base);
+        freeBase.accept(base);
         device.free(sender.staging);
         device.free(receiver.staging);
     }

@@ -5,7 +5,9 @@ import io.jccl.TransportKind;
 import io.jccl.kernels.Device;
 import io.jccl.kernels.HostDevice;
 
+import java.nio.file.Path;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntPredicate;
 
 /**
  * Connections among the ranks of one process: one FIFO per (sender, receiver, channel, protocol, transport), created
@@ -17,6 +19,10 @@ public final class InProcessTransport implements AutoCloseable
 {
     private final Device device;
     private final Device sharedDevice;
+    private final IntPredicate local;
+    private final Path sharedDirectory;
+    private final String sharedPrefix;
+    private final long attachTimeoutMs;
     private final ConcurrentHashMap<Long, InProcessFifo> fifos = new ConcurrentHashMap<>();
     private final ConnectorCounters counters = new ConnectorCounters();
 
@@ -38,8 +44,34 @@ public final class InProcessTransport implements AutoCloseable
      */
     public InProcessTransport(final Device device, final Device sharedDevice)
     {
+        this(device, sharedDevice, rank -> true, null, null, 0);
+    }
+
+    /**
+     * Connections of a communicator whose ranks live in several processes of this host: pairs of ranks in this
+     * process as above; a pair with a rank in another process shares a {@link SharedFifoFile} (SHM only).
+     *
+     * @param local           which ranks live in this process.
+     * @param sharedDirectory where shared FIFO files are made ({@code /dev/shm}).
+     * @param sharedPrefix    a name unique to the communicator, the same in every process.
+     * @param attachTimeoutMs how long to wait for a peer process to create a shared FIFO.
+     */
+    public InProcessTransport(final IntPredicate local, final Path sharedDirectory, final String sharedPrefix,
+        final long attachTimeoutMs)
+    {
+        this(HostDevice.INSTANCE, SharedMemoryDevice.INSTANCE, local, sharedDirectory, sharedPrefix,
+            attachTimeoutMs);
+    }
+
+    private InProcessTransport(final Device device, final Device sharedDevice, final IntPredicate local,
+        final Path sharedDirectory, final String sharedPrefix, final long attachTimeoutMs)
+    {
         this.device = device;
         this.sharedDevice = sharedDevice;
+        this.local = local;
+        this.sharedDirectory = sharedDirectory;
+        this.sharedPrefix = sharedPrefix;
+        this.attachTimeoutMs = attachTimeoutMs;
     }
 
     /**
@@ -122,9 +154,20 @@ public final class InProcessTransport implements AutoCloseable
         }
         final long key = ((long)from << 42) | ((long)to << 20) | ((long)channel << 6) | (transport.ordinal() << 3) |
             protocol.id();
+        final boolean crossProcess = !local.test(from) || !local.test(to);
+        if (crossProcess && transport != TransportKind.SHM)
+        {
+            throw new IllegalArgumentException("transport " + transport + " between ranks " + from + " and " + to +
+                " of different processes: only SHM connects processes (P2P needs buffers both map)");
+        }
         return fifos.computeIfAbsent(key, k ->
         {
             counters.connectorCreated();
+            if (crossProcess)
+            {
+                return SharedFifoFile.attach(sharedDirectory, sharedPrefix + "-" + from + "-" + to + "-" + channel +
+                    "-" + protocol.lowerName(), protocol, from, to, attachTimeoutMs);
+            }
             return transport == TransportKind.SHM ? new InProcessFifo(sharedDevice, protocol, false, from, to) :
                 new InProcessFifo(device, protocol, protocol == Protocol.SIMPLE && device == HostDevice.INSTANCE,
                 from, to);
