@@ -7,6 +7,7 @@ import io.jccl.JcclException;
 import io.jccl.JcclInvalidUsageException;
 import io.jccl.Topology;
 import io.jccl.TransportKind;
+import io.jccl.autotune.Calibration;
 import io.jccl.autotune.PlanConstraints;
 import io.jccl.autotune.TunerChain;
 import io.jccl.kernels.HostDevice;
@@ -29,64 +30,101 @@ final class CommGroup
 
     final Context context;
     final Topology topology;
-    final InProcessTransport transport = new InProcessTransport();
+    final InProcessTransport transport;
     final TunerChain tuner;
     final ScheduleRegistry schedules;
     private final LocalCommunicator[] communicators;
     private final ConcurrentHashMap<Long, Program> programs = new ConcurrentHashMap<>();
     private final AtomicInteger open;
+    private final Runnable onLastClose;
     private volatile JcclException failure;
 
-    private CommGroup(final Context context, final int nRanks)
+    private CommGroup(final Context context, final Topology topology, final int[] localRanks,
+        final InProcessTransport transport, final PlanConstraints constraints, final Calibration calibration,
+        final Runnable onLastClose)
     {
         this.context = context;
-        this.topology = Topology.singleProcess(nRanks);
-        final PlanConstraints constraints = context.constraints();
+        this.topology = topology;
+        this.transport = transport;
+        this.onLastClose = onLastClose;
         if (constraints.transport() == TransportKind.NET)
         {
             throw new JcclInvalidUsageException(Context.TRANSPORT_PROP_NAME + "=net needs ranks on other hosts; " +
-                "all " + nRanks + " ranks of this communicator share one process (valid here: p2p, shm)");
+                "all " + topology.ranks() + " ranks of this communicator share one host (valid here: p2p, shm)");
         }
-        this.tuner = TunerChain.create(constraints, context.calibration(), context.tunerConfigFile());
+        this.tuner = TunerChain.create(constraints, calibration, context.tunerConfigFile());
         tuner.warnings().forEach(w -> LOG.warn("jccl WARN {}", w));
         this.schedules = ScheduleRegistry.load(context.scheduleFiles());
-        this.communicators = new LocalCommunicator[nRanks];
-        this.open = new AtomicInteger(nRanks);
+        this.communicators = new LocalCommunicator[topology.ranks()];
+        this.open = new AtomicInteger(localRanks.length);
+        if (context.debugInfo())
+        {
+            LOG.info("jccl INFO tuning: {}; cost model calibration: {}", tuner.constraints().isNone() ?
+                "no pins" : "pins " + tuner.constraints(), Calibrator.describe(calibration));
+        }
+        for (final int r : localRanks)
+        {
+            communicators[r] = new LocalCommunicator(this, r);
+        }
+        for (final int r : localRanks)
+        {
+            ProgressEngine.INSTANCE.register(communicators[r]);
+            if (context.debugInfo())
+            {
+                LOG.info("jccl INFO comm rank {}/{} device {} transport {} ({} of them in this process)", r,
+                    topology.ranks(), HostDevice.INSTANCE.name(), localRanks.length == topology.ranks() ?
+                    "p2p/shm" : "shm", localRanks.length);
+            }
+        }
     }
 
+    /** @return the ranks of one process ({@code ncclCommInitAll}). */
     static CommGroup create(final Context context, final int nRanks)
     {
         HostDevice.checkJvmFlags();
-        final CommGroup group = new CommGroup(context, nRanks);
-        if (context.debugInfo())
-        {
-            LOG.info("jccl INFO tuning: {}; cost model calibration: {}", group.tuner.constraints().isNone() ?
-                "no pins" : "pins " + group.tuner.constraints(), Calibrator.describe(context.calibration()));
-        }
-        for (int r = 0; r < nRanks; r++)
-        {
-            group.communicators[r] = new LocalCommunicator(group, r);
-        }
-        for (final LocalCommunicator c : group.communicators)
-        {
-            ProgressEngine.INSTANCE.register(c);
-            if (context.debugInfo())
-            {
-                LOG.info("jccl INFO comm rank {}/{} device {} transport p2p (in-process, {} ranks in this process)",
-                    c.rank(), nRanks, HostDevice.INSTANCE.name(), nRanks);
-            }
-        }
-        return group;
+        final int[] all = new int[nRanks];
+        java.util.Arrays.setAll(all, r -> r);
+        return new CommGroup(context, Topology.singleProcess(nRanks), all, new InProcessTransport(),
+            context.constraints(), context.calibration(), () -> { });
     }
 
+    /**
+     * @param context     settings.
+     * @param topology    where every rank lives.
+     * @param localRanks  the ranks of this process.
+     * @param transport   connections, shared FIFO files to other processes.
+     * @param calibration the cost model's constants, the same in every process.
+     * @param onLastClose run when the last local rank closes (the bootstrap's end).
+     * @return this process's part of a communicator whose ranks live in several processes of one host.
+     */
+    static CommGroup createShared(final Context context, final Topology topology, final int[] localRanks,
+        final InProcessTransport transport, final Calibration calibration, final Runnable onLastClose)
+    {
+        HostDevice.checkJvmFlags();
+        PlanConstraints constraints = context.constraints();
+        if (constraints.transport() == null)
+        {
+            constraints = constraints.withTransport(TransportKind.SHM);
+        }
+        else if (constraints.transport() != TransportKind.SHM)
+        {
+            throw new JcclInvalidUsageException(Context.TRANSPORT_PROP_NAME + "=" +
+                constraints.transport().lowerName() + " cannot connect ranks in different processes; valid " +
+                "between processes of one host: shm");
+        }
+        return new CommGroup(context, topology, localRanks, transport, constraints, calibration, onLastClose);
+    }
+
+    /** @return this process's communicators, by rank. */
     Communicator[] communicators()
     {
-        return communicators.clone();
+        return java.util.Arrays.stream(communicators).filter(java.util.Objects::nonNull)
+            .toArray(Communicator[]::new);
     }
 
     int size()
     {
-        return communicators.length;
+        return topology.ranks();
     }
 
     /** @return the Program of a call shape, generated once and shared by the ranks. */
@@ -129,6 +167,7 @@ final class CommGroup
                 LOG.info("jccl INFO connectors of this group: {}", transport.counters());
             }
             transport.close();
+            onLastClose.run();
         }
     }
 }

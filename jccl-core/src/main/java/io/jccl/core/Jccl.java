@@ -57,6 +57,15 @@ public final class Jccl
     }
 
     /**
+     * @param id a communicator's rendezvous.
+     * @return the prefix of the names of that communicator's FIFO files in {@code /dev/shm} (for tests and cleanup).
+     */
+    static String sharedPrefix(final UniqueId id)
+    {
+        return ProcessGroupJoin.sharedPrefix(id);
+    }
+
+    /**
      * Joins a communicator of ranks in several processes (NCCL's {@code ncclCommInitRank}). Rank 0 creates the
      * {@link UniqueId} and passes it to the others out of band.
      *
@@ -65,7 +74,9 @@ public final class Jccl
      * @param size    rank count.
      * @param id      the rendezvous of rank 0.
      * @return the communicator.
-     * @throws JcclInvalidUsageException always, until multi-process bootstrap lands (issue 4).
+     * @throws JcclInvalidUsageException if a rank runs on another host (no network transport yet) or the ranks'
+     *                                    plan settings differ.
+     * @throws io.jccl.JcclTimeoutException if the other ranks do not all join within the context's deadline.
      */
     public static Communicator connect(final Context context, final int rank, final int size, final UniqueId id)
     {
@@ -78,7 +89,8 @@ public final class Jccl
         {
             throw new JcclInvalidArgumentException("id is null");
         }
-        throw new JcclInvalidUsageException("multi-process communicators are not implemented yet; use initAll");
+        context.conclude();
+        return ProcessGroupJoin.join(context, rank, size, id);
     }
 
     /** Starts a group (NCCL's {@code ncclGroupStart}); groups nest, and calls start at the outermost end. */

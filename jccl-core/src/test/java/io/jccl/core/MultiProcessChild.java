@@ -1,0 +1,248 @@
+package io.jccl.core;
+
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.HostBuffer;
+import io.jccl.ReduceOp;
+import io.jccl.UniqueId;
+
+import java.nio.ByteBuffer;
+
+/**
+ * One rank of {@link MultiProcessTest}, run in its own JVM: joins the communicator with {@link Jccl#connect}, runs
+ * every collective over three types, two ops, odd and large counts, in place and not, and checks each result
+ * against values computed here from the same formula every rank uses. Exits 0 when every result is exact, 1 with
+ * the first difference on stderr otherwise.
+ */
+public final class MultiProcessChild
+{
+    private static final DataType[] TYPES = {DataType.FLOAT32, DataType.INT32, DataType.FLOAT64};
+    private static final ReduceOp[] OPS = {ReduceOp.SUM, ReduceOp.MAX};
+    private static final long[] COUNTS = {1, 1001, 262_147};
+
+    private final Communicator comm;
+    private final int rank;
+    private final int size;
+
+    private MultiProcessChild(final Communicator comm)
+    {
+        this.comm = comm;
+        this.rank = comm.rank();
+        this.size = comm.size();
+    }
+
+    /**
+     * @param args rank, size, the UniqueId text, and optionally {@code loop}: AllReduce 64 MiB until a call fails,
+     *             print {@code READY} after the first, and exit 3 with the error on stdout when a peer's death breaks
+     *             the communicator.
+     */
+    public static void main(final String[] args)
+    {
+        final int rank = Integer.parseInt(args[0]);
+        final int size = Integer.parseInt(args[1]);
+        final Communicator comm = Jccl.connect(new Context().timeoutMs(60_000), rank, size, UniqueId.parse(args[2]));
+        if (args.length > 3 && "loop".equals(args[3]))
+        {
+            loopUntilBroken(comm);
+        }
+        try
+        {
+            new MultiProcessChild(comm).runAll();
+        }
+        catch (final AssertionError | RuntimeException ex)
+        {
+            System.err.println("rank " + rank + ": " + ex);
+            ex.printStackTrace();
+            System.exit(1);
+        }
+        comm.close();
+        System.out.println("rank " + rank + " OK");
+        System.exit(0);
+    }
+
+    private static void loopUntilBroken(final Communicator comm)
+    {
+        final long count = 16 << 20;
+        final HostBuffer send = HostBuffer.allocate(count * 4);
+        final HostBuffer recv = HostBuffer.allocate(count * 4);
+        try
+        {
+            for (long i = 0; ; i++)
+            {
+                comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
+                if (i == 0)
+                {
+                    System.out.println("READY");
+                    System.out.flush();
+                }
+            }
+        }
+        catch (final io.jccl.JcclException ex)
+        {
+            System.out.println("BROKEN " + ex.getClass().getSimpleName() + ": " + ex.getMessage());
+            System.out.flush();
+            comm.close();
+            System.exit(3);
+        }
+    }
+
+    /** The value element {@code i} of rank {@code r} contributes: small integers, exact in every type. */
+    static long value(final int r, final long i)
+    {
+        return (r * 7L + i) % 13 + r;
+    }
+
+    private void runAll()
+    {
+        for (final DataType type : TYPES)
+        {
+            for (final long count : COUNTS)
+            {
+                for (final ReduceOp op : OPS)
+                {
+                    for (final boolean inPlace : new boolean[] {false, true})
+                    {
+                        allReduce(type, op, count, inPlace);
+                        reduceScatter(type, op, count, inPlace);
+                    }
+                    reduce(type, op, count);
+                }
+                for (final boolean inPlace : new boolean[] {false, true})
+                {
+                    allGather(type, count, inPlace);
+                }
+                broadcast(type, count);
+                allToAll(type, count);
+            }
+        }
+    }
+
+    private void allReduce(final DataType type, final ReduceOp op, final long count, final boolean inPlace)
+    {
+        final HostBuffer send = filled(type, count, 0);
+        final HostBuffer recv = inPlace ? send : HostBuffer.allocate(count * type.byteSize());
+        comm.allReduce(send, recv, count, type, op);
+        for (long i = 0; i < count; i++)
+        {
+            check("allReduce " + op + (inPlace ? " in place" : ""), type, recv, i, reduced(op, i));
+        }
+    }
+
+    private void reduceScatter(final DataType type, final ReduceOp op, final long count, final boolean inPlace)
+    {
+        final HostBuffer send = filled(type, count * size, 0);
+        final long bytes = count * type.byteSize();
+        final HostBuffer recv = inPlace ? send.slice(rank * bytes, bytes) : HostBuffer.allocate(bytes);
+        comm.reduceScatter(send, recv, count, type, op);
+        for (long i = 0; i < count; i++)
+        {
+            check("reduceScatter " + op + (inPlace ? " in place" : ""), type, recv, i, reduced(op, rank * count + i));
+        }
+    }
+
+    private void reduce(final DataType type, final ReduceOp op, final long count)
+    {
+        final int root = 0;
+        final HostBuffer send = filled(type, count, 0);
+        final HostBuffer recv = HostBuffer.allocate(count * type.byteSize());
+        comm.reduce(send, recv, count, type, op, root);
+        for (long i = 0; rank == root && i < count; i++)
+        {
+            check("reduce " + op, type, recv, i, reduced(op, i));
+        }
+    }
+
+    private void allGather(final DataType type, final long count, final boolean inPlace)
+    {
+        final long bytes = count * type.byteSize();
+        final HostBuffer recv = HostBuffer.allocate(bytes * size);
+        final HostBuffer send = inPlace ? recv.slice(rank * bytes, bytes) : HostBuffer.allocate(bytes);
+        fill(type, send, count, 0);
+        comm.allGather(send, recv, count, type);
+        for (int r = 0; r < size; r++)
+        {
+            for (long i = 0; i < count; i++)
+            {
+                check("allGather" + (inPlace ? " in place" : ""), type, recv, r * count + i, value(r, i));
+            }
+        }
+    }
+
+    private void broadcast(final DataType type, final long count)
+    {
+        final int root = size - 1;
+        final HostBuffer send = filled(type, count, 0);
+        final HostBuffer recv = HostBuffer.allocate(count * type.byteSize());
+        comm.broadcast(send, recv, count, type, root);
+        for (long i = 0; i < count; i++)
+        {
+            check("broadcast", type, recv, i, value(root, i));
+        }
+    }
+
+    private void allToAll(final DataType type, final long count)
+    {
+        final HostBuffer send = filled(type, count * size, 0);
+        final HostBuffer recv = HostBuffer.allocate(count * size * type.byteSize());
+        comm.allToAll(send, recv, count, type);
+        for (int p = 0; p < size; p++)
+        {
+            for (long i = 0; i < count; i++)
+            {
+                check("allToAll", type, recv, p * count + i, value(p, rank * count + i));
+            }
+        }
+    }
+
+    private long reduced(final ReduceOp op, final long i)
+    {
+        long result = value(0, i);
+        for (int r = 1; r < size; r++)
+        {
+            result = op == ReduceOp.SUM ? result + value(r, i) : Math.max(result, value(r, i));
+        }
+        return result;
+    }
+
+    private HostBuffer filled(final DataType type, final long count, final long first)
+    {
+        final HostBuffer buffer = HostBuffer.allocate(count * type.byteSize());
+        fill(type, buffer, count, first);
+        return buffer;
+    }
+
+    private void fill(final DataType type, final HostBuffer buffer, final long count, final long first)
+    {
+        final ByteBuffer b = buffer.byteBuffer();
+        final int base = (int)buffer.offset();
+        for (long i = 0; i < count; i++)
+        {
+            final long v = value(rank, first + i);
+            final int at = base + (int)(i * type.byteSize());
+            switch (type)
+            {
+                case FLOAT32 -> b.putFloat(at, v);
+                case FLOAT64 -> b.putDouble(at, v);
+                default -> b.putInt(at, (int)v);
+            }
+        }
+    }
+
+    private void check(final String what, final DataType type, final HostBuffer buffer, final long i,
+        final long expected)
+    {
+        final ByteBuffer b = buffer.byteBuffer();
+        final int at = (int)buffer.offset() + (int)(i * type.byteSize());
+        final double actual = switch (type)
+        {
+            case FLOAT32 -> b.getFloat(at);
+            case FLOAT64 -> b.getDouble(at);
+            default -> b.getInt(at);
+        };
+        if (actual != expected)
+        {
+            throw new AssertionError(what + " " + type + " count " + buffer.length() / type.byteSize() +
+                " element " + i + ": expected " + expected + ", got " + actual);
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package io.jccl.core;
+
+import io.jccl.UniqueId;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Ranks in separate JVMs on this host, joined by {@link Jccl#connect} through a real TCP rendezvous and connected
+ * by FIFO files in {@code /dev/shm}: every collective, three types, two ops, odd and large counts, in place and not,
+ * exact on every rank ({@link MultiProcessChild}); nothing of the communicator is left in {@code /dev/shm}.
+ */
+class MultiProcessTest
+{
+    @ParameterizedTest(name = "{0} processes")
+    @ValueSource(ints = {2, 3, 4})
+    @Timeout(300)
+    void shouldGiveExactResultsInEveryProcessWhenRanksAreSeparateJvms(final int size) throws Exception
+    {
+        final UniqueId id = UniqueId.create("127.0.0.1", freePort());
+        final List<Process> children = new ArrayList<>();
+        for (int rank = size - 1; rank >= 0; rank--)
+        {
+            children.add(start(rank, size, id));
+        }
+        final StringBuilder failures = new StringBuilder();
+        for (final Process child : children)
+        {
+            if (!child.waitFor(240, TimeUnit.SECONDS))
+            {
+                child.destroyForcibly();
+                failures.append("a rank did not finish in 240 s; ");
+            }
+            else if (child.exitValue() != 0)
+            {
+                failures.append(new String(child.getInputStream().readAllBytes())).append("; ");
+            }
+        }
+        children.forEach(Process::destroyForcibly);
+        assertEquals("", failures.toString());
+        assertTrue(leftovers(id).isEmpty(), "left in /dev/shm: " + leftovers(id));
+    }
+
+    @Test
+    @Timeout(180)
+    void shouldBreakEverySurvivorNamingTheDeadRankWhenAPeerIsKilledDuringALargeAllReduce() throws Exception
+    {
+        final int size = 3;
+        final int victim = 1;
+        final UniqueId id = UniqueId.create("127.0.0.1", freePort());
+        final Process[] ranks = new Process[size];
+        final BufferedReader[] out = new BufferedReader[size];
+        for (int rank = 0; rank < size; rank++)
+        {
+            ranks[rank] = start(rank, size, id, "loop");
+            out[rank] = new BufferedReader(new InputStreamReader(ranks[rank].getInputStream()));
+        }
+        try
+        {
+            assertEquals("READY", firstLineStartingWith(out[victim], "READY"), "the victim ran one AllReduce");
+            ranks[victim].destroyForcibly().waitFor();
+            final long killedNs = System.nanoTime();
+            for (int rank = 0; rank < size; rank++)
+            {
+                if (rank != victim)
+                {
+                    final String broken = firstLineStartingWith(out[rank], "BROKEN");
+                    assertTrue(broken.contains("rank " + victim), "rank " + rank + ": " + broken);
+                    assertTrue(ranks[rank].waitFor(60, TimeUnit.SECONDS), "rank " + rank + " exits");
+                    assertEquals(3, ranks[rank].exitValue(), "rank " + rank + " saw the error");
+                }
+            }
+            assertTrue(System.nanoTime() - killedNs < TimeUnit.SECONDS.toNanos(60), "within the 60 s deadline");
+            assertTrue(leftovers(id).isEmpty(), "left in /dev/shm: " + leftovers(id));
+        }
+        finally
+        {
+            for (final Process p : ranks)
+            {
+                p.destroyForcibly();
+            }
+        }
+    }
+
+    private static String firstLineStartingWith(final BufferedReader reader, final String prefix) throws IOException
+    {
+        final StringBuilder seen = new StringBuilder();
+        String line;
+        while ((line = reader.readLine()) != null)
+        {
+            if (line.startsWith(prefix))
+            {
+                return line;
+            }
+            seen.append(line).append('\n');
+        }
+        return "no line starting with " + prefix + " in: " + seen;
+    }
+
+    private static Process start(final int rank, final int size, final UniqueId id, final String... extra)
+        throws IOException
+    {
+        final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        final List<String> command = new ArrayList<>(List.of(java, "--add-exports",
+            "java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx512m", "-cp", System.getProperty("java.class.path"),
+            MultiProcessChild.class.getName(), Integer.toString(rank), Integer.toString(size), id.toString()));
+        command.addAll(List.of(extra));
+        return new ProcessBuilder(command).redirectErrorStream(true).start();
+    }
+
+    private static List<Path> leftovers(final UniqueId id) throws IOException
+    {
+        final Path shm = Path.of("/dev/shm");
+        if (!Files.isDirectory(shm))
+        {
+            return List.of();
+        }
+        final String prefix = Jccl.sharedPrefix(id);
+        try (Stream<Path> files = Files.list(shm))
+        {
+            return files.filter(p -> p.getFileName().toString().startsWith(prefix)).toList();
+        }
+    }
+
+    private static int freePort() throws IOException
+    {
+        try (ServerSocket socket = new ServerSocket(0))
+        {
+            return socket.getLocalPort();
+        }
+    }
+}
