@@ -21,8 +21,10 @@ import java.util.Map;
  * under their own headings in {@code -h}: the plan knobs ({@code --algo}, {@code --proto}, {@code --transport},
  * {@code --nchannels}, {@code --min-nchannels}, {@code --max-nchannels}, {@code --block-threads}, {@code --chunk},
  * {@code --tuner}, {@code --tuner-config}), each setting one {@code JCCL_*} variable of the {@link Context} (a flag
- * not given leaves the variable in force), and {@code --sweep}, {@code --timeout-ms}, {@code --schedule}. Sizes take
- * K, M and G suffixes; integers take C notation ({@code 0x10}).
+ * not given leaves the variable in force), and {@code --sweep}, {@code --timeout-ms}, {@code --schedule},
+ * {@code --csv}, {@code --[no-]progress}, {@code --jit-warmup-ms}. nccl-tests' {@code -J/--output_file} (alias
+ * {@code --json}) writes the JSON result file. Sizes take K, M and G suffixes; integers take C notation
+ * ({@code 0x10}).
  * <p>
  * {@link #validate()} rejects a bad value before any rank starts, naming its flag (or sweep key): each knob value is
  * set on a {@link Context} of its own and checked by {@link Context#constraints()}, then the context of every pass
@@ -40,6 +42,10 @@ import java.util.Map;
         "process; sizes take K, M, G suffixes.")
 public final class BenchOptions
 {
+    /** The system property that overrides the default of {@code --jit-warmup-ms} (the bench's own tests set it). */
+    public static final String JIT_WARMUP_MS_PROP_NAME = "jccl.bench.jitWarmupMs";
+    /** The default of {@code --jit-warmup-ms}, in milliseconds. */
+    public static final long JIT_WARMUP_MS_DEFAULT = 500;
     /** nccl-tests' type order for {@code -d all} (ncclDataType_t order). */
     private static final List<DataType> ALL_TYPES = List.of(DataType.values());
     /** nccl-tests' operator names for {@code -o all}, in its order. */
@@ -142,6 +148,11 @@ public final class BenchOptions
         description = "accepted for compatibility; bench buffers are jccl allocations", defaultValue = "0")
     private int localRegister;
 
+    @Option(names = {"-J", "--output_file", "--json"}, paramLabel = "<file>",
+        description = "also write the results as JSON: a header (machine, JVM, jccl version, command line) and one " +
+            "record per size and placement; the directory has to exist, the file is overwritten")
+    private Path jsonFile;
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "print this help")
     private boolean help;
 
@@ -171,7 +182,27 @@ public final class BenchOptions
             description = "JCCL_SCHEDULE_FILES (replaces it): run this MSCCL XML schedule wherever it applies; " +
                 "rows it does not apply to run the built-in and are named on stderr and after the table")
         private Path schedule;
+
+        @Option(names = "--csv", paramLabel = "<file.csv>", order = 4,
+            description = "also write the results as CSV: '# key=value' header lines (machine, JVM, jccl version, " +
+                "command line), then one record per size and placement; with --sweep every pass, in a " +
+                "'combination' column; 'jccl-bench plot' draws it")
+        private Path csvFile;
+
+        @Option(names = "--progress", negatable = true, order = 5,
+            description = "progress on stderr every few seconds: sweep combination k/n, size k/n, elapsed, " +
+                "estimated time left (default: on when the JVM has a console, i.e. run from a terminal)")
+        private Boolean progress;
+
+        @Option(names = "--jit-warmup-ms", converter = LongConverter.class, paramLabel = "<ms>", order = 6,
+            defaultValue = "${sys:" + JIT_WARMUP_MS_PROP_NAME + ":-" + JIT_WARMUP_MS_DEFAULT + "}",
+            description = "JVM-specific (nccl-tests has none): before the first timed size of each pass, run the " +
+                "collective on the smallest and the largest size for about this long, untimed and unchecked, so " +
+                "that the JIT has compiled the call path (cold, the first sizes time 10-50x slower); 0 disables " +
+                "(default: " + JIT_WARMUP_MS_DEFAULT + ")")
+        private long jitWarmupMs;
     }
+
 
     /**
      * Checks ranges and names, naming the flag of a bad value: nccl-tests' flags, then each knob flag and sweep value
@@ -208,6 +239,13 @@ public final class BenchOptions
         types();
         opNames();
         knobs.validate();
+        nonNegative(jccl.jitWarmupMs, "--jit-warmup-ms");
+        if (jsonFile != null && jccl.csvFile != null &&
+            jsonFile.toAbsolutePath().normalize().equals(jccl.csvFile.toAbsolutePath().normalize()))
+        {
+            throw new IllegalArgumentException("--csv and -J/--output_file name the same file " + jsonFile +
+                "; give two files");
+        }
         if (jccl.timeoutMs != null && jccl.timeoutMs < 1)
         {
             throw new IllegalArgumentException("--timeout-ms " + jccl.timeoutMs + " must be at least 1");
@@ -542,6 +580,30 @@ public final class BenchOptions
     public Path schedule()
     {
         return jccl.schedule;
+    }
+
+    /** @return {@code --csv}, or null. */
+    public Path csvFile()
+    {
+        return jccl.csvFile;
+    }
+
+    /** @return {@code -J/--output_file/--json}, or null. */
+    public Path jsonFile()
+    {
+        return jsonFile;
+    }
+
+    /** @return true for {@code --progress}, false for {@code --no-progress}, null when neither was given. */
+    public Boolean progress()
+    {
+        return jccl.progress;
+    }
+
+    /** @return {@code --jit-warmup-ms}: milliseconds of untimed calls before each pass, 0 for none. */
+    public long jitWarmupMs()
+    {
+        return jccl.jitWarmupMs;
     }
 
     private static void positive(final long value, final String flag)

@@ -36,7 +36,11 @@ import java.util.function.Consumer;
  * the table lists them; the table's columns stay nccl-tests'.
  * <p>
  * In a {@code --sweep} ({@link SweepRunner}) one runner runs each pass: it creates its ranks with that pass's
- * {@link SweepCombination} and tells a listener every row it prints ({@link RowResult}), for the summary.
+ * {@link SweepCombination}. Every runner tells a listener every row it prints ({@link RowResult}: both placements'
+ * time, bandwidths, wrong elements and plan), for the sweep's summary, the result files and the progress lines.
+ * <p>
+ * Before the first timed size of a pass, {@code --jit-warmup-ms} runs untimed calls for about that long, so that the
+ * JIT has compiled the call path before the table starts (a JVM matter: nccl-tests has no such step).
  */
 public final class BenchRunner
 {
@@ -175,7 +179,7 @@ public final class BenchRunner
                 err.flush();
             }
         }
-        final long limit = bytesPerBufferLimit();
+        final long limit = bytesPerBufferLimit(nRanks);
         if (maxBytes > limit)
         {
             maxBytes = limit;
@@ -202,8 +206,42 @@ public final class BenchRunner
         }
     }
 
+    /**
+     * The table sizes of one pass's rows, in the order printed, for a progress estimate: every type, operator, root
+     * and cycle of the sizes up to {@code -e} (reduced, as the run reduces it, to what memory holds).
+     *
+     * @param tool    the collective.
+     * @param options validated flags.
+     * @return one size in bytes per row, or an empty list when the pass never ends ({@code -N 0}).
+     */
+    public static List<Long> plannedRowBytes(final BenchTool tool, final BenchOptions options)
+    {
+        final int nRanks = options.nRanks();
+        final long maxBytes = Math.min(options.maxBytes(), bytesPerBufferLimit(nRanks));
+        final List<Long> rows = new ArrayList<>();
+        if (options.runCycles() == 0 || options.minBytes() > maxBytes)
+        {
+            return rows;
+        }
+        final List<Long> sizes = Sizes.sequence(options.minBytes(), maxBytes, options.stepBytes(),
+            options.stepFactor());
+        final int opCount = tool.hasOp() ? options.opNames().size() : 1;
+        final int rootCount = options.roots(tool).size();
+        for (final DataType type : options.types())
+        {
+            for (int variant = 0; variant < opCount * rootCount * options.runCycles(); variant++)
+            {
+                for (final long size : sizes)
+                {
+                    rows.add(Shape.of(tool, size, type, nRanks).totalBytes());
+                }
+            }
+        }
+        return rows;
+    }
+
     /** nccl-tests keeps sendbuff, recvbuff and expected under the device memory; here two buffers per rank. */
-    private long bytesPerBufferLimit()
+    private static long bytesPerBufferLimit(final int nRanks)
     {
         final long direct = maxDirectMemory();
         final long usable = direct - Math.min(DIRECT_MEMORY_RESERVE, direct / 4);
@@ -409,7 +447,9 @@ public final class BenchRunner
         private final HostBuffer[] myRecvAllocs;
         private final List<Work> pending = new ArrayList<>();
         /** The plan text of the latest completed call of this thread's first rank. */
-        private String lastPlan = "-";
+        private String lastPlan = RowResult.NO_PLAN;
+        /** The transport of that call's plan. */
+        private String lastTransport = RowResult.NO_PLAN;
         private long rep;
         private long errors;
         private double bwSum;
@@ -434,6 +474,7 @@ public final class BenchRunner
         {
             try
             {
+                jitWarmUp();
                 for (final DataType type : options.types())
                 {
                     for (final String opName : tool.hasOp() ? options.opNames() : List.of(BenchTool.NO_OP_NAME))
@@ -474,19 +515,58 @@ public final class BenchRunner
                         reportFallback(shape, type, false);
                         reportFallback(shape, type, true);
                     }
-                    final double outOfPlaceBusBw = benchTime(shape, type, op, root, false, row);
-                    final String outOfPlacePlan = lastPlan;
-                    final double inPlaceBusBw = benchTime(shape, type, op, root, true, row);
-                    row.append(TableFormatter.rowPlan(outOfPlacePlan, lastPlan));
+                    final RowResult.Measurement outOfPlace = benchTime(shape, type, op, root, false, row);
+                    final RowResult.Measurement inPlace = benchTime(shape, type, op, root, true, row);
+                    row.append(TableFormatter.rowPlan(outOfPlace.plan(), inPlace.plan()));
                     if (thread == 0)
                     {
                         out.println(row);
                         out.flush();
                         rowListener.accept(new RowResult(shape.totalBytes(), shape.counts().paramCount(),
-                            type.ncclTestsName(), opName, root, outOfPlaceBusBw, inPlaceBusBw,
-                            TableFormatter.planColumn(outOfPlacePlan, lastPlan)));
+                            type.ncclTestsName(), opName, root, outOfPlace, inPlace));
                     }
                 }
+            }
+        }
+
+        /**
+         * {@code --jit-warmup-ms}: before the first timed size of the pass, the first type, operator and root's
+         * collective on the largest size for half the time, then on the smallest for the other half, out of place
+         * and in place in turn; untimed, unchecked, unprinted. The JIT compiles what a call runs only after many
+         * calls, so without this the first sizes of a table time the interpreter (10-50x slower). Thread 0's clock
+         * decides when to stop, for every thread, so that every rank makes the same calls.
+         */
+        private void jitWarmUp()
+        {
+            final long budgetNs = options.jitWarmupMs() * 1_000_000L;
+            if (budgetNs <= 0 || options.minBytes() > maxBytes)
+            {
+                return;
+            }
+            final DataType type = options.types().get(0);
+            final ReduceOp op = tool.hasOp() ? BenchOptions.op(options.opNames().get(0), nRanks) : ReduceOp.SUM;
+            final int root = options.roots(tool).get(0);
+            sync.barrier();
+            // the largest first, as nccl-tests' -w: the table starts at the smallest, whose path then ran last
+            warmUpFor(Shape.of(tool, maxBytes, type, nRanks), type, op, root, budgetNs / 2);
+            warmUpFor(Shape.of(tool, options.minBytes(), type, nRanks), type, op, root, budgetNs - budgetNs / 2);
+        }
+
+        private void warmUpFor(final Shape shape, final DataType type, final ReduceOp op, final int root,
+            final long budgetNs)
+        {
+            final CallSlices outOfPlace = new CallSlices(shape, false, 1);
+            final CallSlices inPlace = new CallSlices(shape, true, 1);
+            final long startNs = System.nanoTime();
+            boolean more = true;
+            while (more)
+            {
+                startColl(outOfPlace, type, op, root, 0);
+                completeColl();
+                startColl(inPlace, type, op, root, 0);
+                completeColl();
+                final double goOn = System.nanoTime() - startNs < budgetNs ? 1 : 0;
+                more = sync.allReduce(thread, goOn, ThreadSync.RANK0) != 0;
             }
         }
 
@@ -500,9 +580,9 @@ public final class BenchRunner
             completeColl();
         }
 
-        /** @return the bus bandwidth of the measurement, in GB/s. */
-        private double benchTime(final Shape shape, final DataType type, final ReduceOp op, final int root,
-            final boolean inPlace, final StringBuilder row)
+        /** @return the measurement: time, bandwidths, wrong elements, and the plan of its last call. */
+        private RowResult.Measurement benchTime(final Shape shape, final DataType type, final ReduceOp op,
+            final int root, final boolean inPlace, final StringBuilder row)
         {
             if (options.check() > 0)
             {
@@ -569,7 +649,8 @@ public final class BenchRunner
             row.append(TableFormatter.rowResult(timeUs, algBw, busBw, wrong, options.check() > 0));
             bwSum += busBw;
             bwCount++;
-            return busBw;
+            return new RowResult.Measurement(timeUs, algBw, busBw, options.check() > 0 ? wrong : RowResult.NOT_CHECKED,
+                lastPlan, lastTransport);
         }
 
         private Checked checker(final Shape shape, final DataType type, final ReduceOp op, final int root,
@@ -621,6 +702,7 @@ public final class BenchRunner
                 final Work first = pending.get(0);
                 first.join();
                 lastPlan = TableFormatter.planText(first.plan(), first.programName());
+                lastTransport = first.plan() == null ? RowResult.NO_PLAN : first.plan().transport().lowerName();
             }
             for (final Work work : pending)
             {

@@ -22,6 +22,33 @@ public final class Sizes
     }
 
     /**
+     * A byte size as a short label, the way sizes are given on the command line: {@code 8B}, {@code 512B},
+     * {@code 1K}, {@code 1.5K}, {@code 64M}, {@code 2G} (binary units; at most two decimals, trailing zeros dropped).
+     * {@link #parseSize} reads every label back to the size, except where two decimals round.
+     *
+     * @param bytes a size, not negative.
+     * @return the label.
+     */
+    public static String label(final long bytes)
+    {
+        final String[] suffixes = {"G", "M", "K"};
+        final long[] units = {1L << 30, 1L << 20, 1L << 10};
+        for (int i = 0; i < units.length; i++)
+        {
+            if (bytes >= units[i])
+            {
+                if (bytes % units[i] == 0)
+                {
+                    return bytes / units[i] + suffixes[i];
+                }
+                final String decimal = String.format(Locale.ROOT, "%.2f", (double)bytes / units[i]);
+                return decimal.replaceAll("\\.?0+$", "") + suffixes[i];
+            }
+        }
+        return bytes + "B";
+    }
+
+    /**
      * Parses a byte size as nccl-tests' {@code parsesize}: a number, optionally followed by {@code K}, {@code M} or
      * {@code G} (any case, powers of 1024, an optional trailing {@code B} or {@code iB} is accepted); the product is
      * truncated to whole bytes.

@@ -7,11 +7,13 @@
  * them up ({@link io.jccl.bench.SweepRunner}, {@link io.jccl.bench.SweepSummary}). Two commands serve schedule
  * authors:
  * {@code verify} ({@link io.jccl.bench.VerifyCommand}) and {@code export} ({@link io.jccl.bench.ExportCommand}).
+ * Every tool writes its rows as CSV or JSON on request ({@link io.jccl.bench.ResultFiles}), and {@code plot}
+ * ({@link io.jccl.bench.PlotCommand}) draws CSV result files against each other.
  * <p>
  * Threading: {@link io.jccl.bench.BenchRunner} runs {@code -t} threads (thread 0 is the caller), each driving
  * {@code -g} ranks through group calls, exactly as nccl-tests does; the threads meet at barriers between
  * measurements; a sweep runs its passes one after another on the caller's thread. Everything else in the package
- * is single-threaded value code. Only thread 0 writes the table (and tells the sweep its rows);
- * progress and logs go to stderr.
+ * is single-threaded value code. Only thread 0 writes the table (and tells the sweep, the result files and the
+ * progress lines its rows); progress and logs go to stderr.
  */
 package io.jccl.bench;

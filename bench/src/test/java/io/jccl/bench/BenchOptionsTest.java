@@ -7,6 +7,7 @@ import io.jccl.core.Context;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
+import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -174,5 +175,34 @@ class BenchOptionsTest
         assertEquals(1, options.parallelInit());
         assertEquals(10, options.cudaGraph());
         assertEquals(1, options.localRegister());
+    }
+
+    @Test
+    void shouldReadResultFileProgressAndWarmupFlagsWhenGiven()
+    {
+        final BenchOptions none = parse();
+        none.validate();
+        assertNull(none.csvFile());
+        assertNull(none.jsonFile());
+        assertNull(none.progress());
+        // the bench's tests set the property that overrides the default of 500
+        assertEquals(Long.getLong(BenchOptions.JIT_WARMUP_MS_PROP_NAME, BenchOptions.JIT_WARMUP_MS_DEFAULT),
+            none.jitWarmupMs());
+
+        for (final String jsonFlag : List.of("-J", "--output_file", "--json"))
+        {
+            final BenchOptions options = parse(jsonFlag, "out.json", "--csv", "out.csv", "--progress",
+                "--jit-warmup-ms", "0");
+            options.validate();
+            assertEquals(Path.of("out.json"), options.jsonFile());
+            assertEquals(Path.of("out.csv"), options.csvFile());
+            assertEquals(Boolean.TRUE, options.progress());
+            assertEquals(0, options.jitWarmupMs());
+        }
+        assertEquals(Boolean.FALSE, parse("--no-progress").progress());
+        final IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
+            () -> parse("--jit-warmup-ms", "-1").validate());
+        assertEquals("--jit-warmup-ms -1 must not be negative", negative.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> parse("--csv", "a", "-J", "./a").validate());
     }
 }

@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A stand-in for jccl in tests of the bench: ranks in this process whose k-th calls meet, and the last to arrive
@@ -47,13 +48,23 @@ final class FakeCommunicators
      */
     static CommunicatorFactory factory(final Fault fault)
     {
+        return factory(fault, new AtomicLong());
+    }
+
+    /**
+     * @param fault what to get wrong.
+     * @param calls counts every call of every rank.
+     * @return a factory of fake ranks.
+     */
+    static CommunicatorFactory factory(final Fault fault, final AtomicLong calls)
+    {
         return new CommunicatorFactory()
         {
             @Override
             public Communicator[] create(final BenchOptions options, final SweepCombination combination,
                 final int nRanks)
             {
-                final Group group = new Group(nRanks, fault);
+                final Group group = new Group(nRanks, fault, calls);
                 final Communicator[] comms = new Communicator[nRanks];
                 for (int r = 0; r < nRanks; r++)
                 {
@@ -94,12 +105,14 @@ final class FakeCommunicators
     {
         private final int nRanks;
         private final Fault fault;
+        private final AtomicLong calls;
         private final Map<Long, Call[]> pending = new HashMap<>();
 
-        Group(final int nRanks, final Fault fault)
+        Group(final int nRanks, final Fault fault, final AtomicLong calls)
         {
             this.nRanks = nRanks;
             this.fault = fault;
+            this.calls = calls;
         }
 
         void arrive(final long sequence, final int rank, final Call call)
@@ -347,6 +360,7 @@ final class FakeCommunicators
             final DataType type, final ReduceOp op, final int root)
         {
             final CompletableFuture<Void> done = new CompletableFuture<>();
+            group.calls.incrementAndGet();
             group.arrive(sequence.getAndIncrement(), rank,
                 new Call(kind, (HostBuffer)send, (HostBuffer)recv, count, type, op, root, done));
             return new FakeWork(done);

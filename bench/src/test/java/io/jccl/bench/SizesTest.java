@@ -83,4 +83,14 @@ class SizesTest
     {
         assertThrows(IllegalArgumentException.class, () -> Sizes.sequence(16, 8, 1, 1));
     }
+
+    @Test
+    void shouldLabelSizesAsTheyAreTypedWhenLabel()
+    {
+        assertEquals(List.of("0B", "8B", "1023B", "1K", "1.5K", "64M", "1.33M", "2G", "1024G"), List.of(
+            Sizes.label(0), Sizes.label(8), Sizes.label(1023), Sizes.label(1024), Sizes.label(1536),
+            Sizes.label(64L << 20), Sizes.label((1L << 20) + (1L << 20) / 3), Sizes.label(2L << 30),
+            Sizes.label(1L << 40)));
+        assertEquals(1536, Sizes.parseSize(Sizes.label(1536)));
+    }
 }

@@ -1,0 +1,34 @@
+package io.jccl.bench;
+
+import java.io.UncheckedIOException;
+
+/**
+ * A result file being written: the header once, then records as the rows are measured (each on its way to the disk
+ * before the next row starts, so that an interrupted run keeps what it measured), then the end.
+ */
+public interface ResultsWriter extends AutoCloseable
+{
+    /**
+     * Writes the header.
+     *
+     * @param info where and how the run was made.
+     * @throws UncheckedIOException if the file cannot be written.
+     */
+    void header(RunInfo info);
+
+    /**
+     * Writes a record and flushes it.
+     *
+     * @param record one placement of one row.
+     * @throws UncheckedIOException if the file cannot be written.
+     */
+    void record(ResultRecord record);
+
+    /**
+     * Ends the file and closes it.
+     *
+     * @throws UncheckedIOException if the file cannot be written.
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,86 @@
+package io.jccl.bench;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code --jit-warmup-ms}: 0 leaves exactly nccl-tests' calls; a budget adds untimed calls on every rank, in whole
+ * rounds (out of place and in place, smallest then largest size), without changing the table.
+ */
+@Timeout(120)
+class JitWarmupTest
+{
+    private final AtomicLong calls = new AtomicLong();
+    private String stdout;
+
+    private int run(final String... args)
+    {
+        calls.set(0);
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final int status = JcclBench.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8),
+            FakeCommunicators.factory(FakeCommunicators.Fault.NONE, calls));
+        stdout = out.toString(StandardCharsets.UTF_8);
+        return status;
+    }
+
+    private long tableRows()
+    {
+        return Arrays.stream(stdout.split("\n")).filter(l -> !l.startsWith("#") && !l.isEmpty()).count();
+    }
+
+    @Test
+    void shouldMakeOnlyNcclTestsCallsWhenZero()
+    {
+        assertEquals(0, run("all_reduce_perf", "-g", "2", "-b", "8", "-e", "128", "-f", "4", "-w", "1", "-n", "2",
+            "--jit-warmup-ms", "0"), stdout);
+        // per rank: -w at the largest and smallest size (2), then per size and placement one call before the
+        // timing, -n timed, -c checked: 3 sizes x 2 placements x (1 + 2 + 1)
+        assertEquals(2 * (2 + 3 * 2 * (1 + 2 + 1)), calls.get());
+        assertEquals(3, tableRows());
+    }
+
+    @Test
+    void shouldAddWholeRoundsOfUntimedCallsWhenBudgetGiven()
+    {
+        assertEquals(0, run("all_reduce_perf", "-g", "2", "-b", "8", "-e", "128", "-f", "4", "-w", "1", "-n", "2",
+            "--jit-warmup-ms", "40"), stdout);
+        final long extra = calls.get() - 2 * (2 + 3 * 2 * (1 + 2 + 1));
+        // at least one round at the smallest and one at the largest size, each out of place and in place, per rank
+        assertTrue(extra >= 2 * 2 * 2, "extra calls: " + extra);
+        assertEquals(0, extra % (2 * 2), "extra calls: " + extra);
+        assertEquals(3, tableRows());
+        assertTrue(stdout.contains("# Out of bounds values : 0 OK"), stdout);
+    }
+
+    @Test
+    void shouldAgreeOnRoundsAcrossThreadsWhenSeveralThreads()
+    {
+        // two threads of one rank each: thread 0's clock decides, or the ranks' calls would not meet
+        assertEquals(0, run("reduce_scatter_perf", "-t", "2", "-g", "1", "-b", "64", "-e", "1K", "-f", "4", "-w",
+            "0", "-n", "1", "--jit-warmup-ms", "30"), stdout);
+        final long nccl = 2 * (3 * 2 * (1 + 1 + 1));
+        assertTrue(calls.get() > nccl, "calls: " + calls.get());
+        assertEquals(0, (calls.get() - nccl) % (2 * 2), "calls: " + calls.get());
+    }
+
+    @Test
+    void shouldDocumentFlagAsJvmSpecificWhenHelp()
+    {
+        assertEquals(0, run("all_reduce_perf", "-h"));
+        final String flat = stdout.replaceAll("\\s+", " ");
+        assertTrue(flat.contains("--jit-warmup-ms=<ms> JVM-specific"), flat);
+        assertTrue(flat.contains("0 disables (default: 500)"), flat);
+        assertEquals(500, BenchOptions.JIT_WARMUP_MS_DEFAULT);
+    }
+}
