@@ -4,6 +4,8 @@ import io.jccl.Communicator;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.JcclInvalidUsageException;
 import io.jccl.UniqueId;
+import io.jccl.transport.bootstrap.LaunchEnvironment;
+import org.slf4j.LoggerFactory;
 
 /**
  * jccl's entry point: creates communicators and brackets group calls.
@@ -91,6 +93,23 @@ public final class Jccl
         }
         context.conclude();
         return ProcessGroupJoin.join(context, rank, size, id);
+    }
+
+    /**
+     * Joins a communicator of ranks in several processes, reading rank, size and rendezvous from the environment a
+     * launcher set ({@link LaunchEnvironment}: {@code JCCL_RANK}/{@code JCCL_WORLD_SIZE}, torchrun, Open MPI, PMI or
+     * Slurm; the address from {@code JCCL_COMM_ID}, {@code MASTER_ADDR}/{@code MASTER_PORT} or
+     * {@code JCCL_MASTER_ADDR}/{@code JCCL_PORT}), and logs which source won.
+     *
+     * @param context settings.
+     * @return the communicator.
+     * @throws JcclInvalidArgumentException naming the variable when the environment is incomplete or malformed.
+     */
+    public static Communicator connect(final Context context)
+    {
+        final LaunchEnvironment env = LaunchEnvironment.resolve(System.getenv());
+        LoggerFactory.getLogger("io.jccl").info("jccl rank {}/{} from {}", env.rank(), env.size(), env.source());
+        return connect(context, env.rank(), env.size(), env.uniqueId());
     }
 
     /** Starts a group (NCCL's {@code ncclGroupStart}); groups nest, and calls start at the outermost end. */
