@@ -32,18 +32,28 @@ public final class MultiProcessChild
     }
 
     /**
-     * @param args rank, size, the UniqueId text, and optionally {@code loop}: AllReduce 64 MiB until a call fails,
-     *             print {@code READY} after the first, and exit 3 with the error on stdout when a peer's death breaks
-     *             the communicator.
+     * @param args rank, size, the UniqueId text, then optionally a mode and a deadline in ms (default 60000).
+     *             {@code loop}: AllReduce 64 MiB until a call fails, print {@code READY} after the first, exit 3 with
+     *             the error on stdout. {@code steady}: 20 AllReduce of 64 MiB, {@code READY} after the first, exit 0
+     *             when every result is exact. {@code mismatch}: rank 0 calls AllReduce, the others AllGather; exit 3
+     *             with the error on stdout.
      */
     public static void main(final String[] args)
     {
         final int rank = Integer.parseInt(args[0]);
         final int size = Integer.parseInt(args[1]);
-        final Communicator comm = Jccl.connect(new Context().timeoutMs(60_000), rank, size, UniqueId.parse(args[2]));
-        if (args.length > 3 && "loop".equals(args[3]))
+        final String mode = args.length > 3 ? args[3] : "grid";
+        final long timeoutMs = args.length > 4 ? Long.parseLong(args[4]) : 60_000;
+        final Communicator comm = Jccl.connect(new Context().timeoutMs(timeoutMs), rank, size,
+            UniqueId.parse(args[2]));
+        switch (mode)
         {
-            loopUntilBroken(comm);
+            case "loop" -> loopUntilBroken(comm, Long.MAX_VALUE);
+            case "steady" -> loopUntilBroken(comm, 20);
+            case "mismatch" -> mismatch(comm);
+            default ->
+            {
+            }
         }
         try
         {
@@ -60,14 +70,15 @@ public final class MultiProcessChild
         System.exit(0);
     }
 
-    private static void loopUntilBroken(final Communicator comm)
+    private static void loopUntilBroken(final Communicator comm, final long calls)
     {
         final long count = 16 << 20;
-        final HostBuffer send = HostBuffer.allocate(count * 4);
+        final MultiProcessChild child = new MultiProcessChild(comm);
+        final HostBuffer send = child.filled(DataType.FLOAT32, count, 0);
         final HostBuffer recv = HostBuffer.allocate(count * 4);
         try
         {
-            for (long i = 0; ; i++)
+            for (long i = 0; i < calls; i++)
             {
                 comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
                 if (i == 0)
@@ -75,15 +86,50 @@ public final class MultiProcessChild
                     System.out.println("READY");
                     System.out.flush();
                 }
+                for (long e = 0; e < count; e += 4099)
+                {
+                    child.check("allReduce 64 MiB", DataType.FLOAT32, recv, e, child.reduced(ReduceOp.SUM, e));
+                }
             }
         }
         catch (final io.jccl.JcclException ex)
         {
-            System.out.println("BROKEN " + ex.getClass().getSimpleName() + ": " + ex.getMessage());
-            System.out.flush();
-            comm.close();
-            System.exit(3);
+            broken(comm, ex);
         }
+        comm.close();
+        System.out.println("rank " + comm.rank() + " OK");
+        System.exit(0);
+    }
+
+    private static void mismatch(final Communicator comm)
+    {
+        final HostBuffer send = HostBuffer.allocate(4096 * 4);
+        final HostBuffer recv = HostBuffer.allocate(4096L * 4 * comm.size());
+        try
+        {
+            if (comm.rank() == 0)
+            {
+                comm.allReduce(send, recv, 4096, DataType.FLOAT32, ReduceOp.SUM);
+            }
+            else
+            {
+                comm.allGather(send, recv, 4096, DataType.FLOAT32);
+            }
+            System.out.println("NO ERROR");
+            System.exit(1);
+        }
+        catch (final io.jccl.JcclException ex)
+        {
+            broken(comm, ex);
+        }
+    }
+
+    private static void broken(final Communicator comm, final io.jccl.JcclException ex)
+    {
+        System.out.println("BROKEN " + ex.getClass().getSimpleName() + ": " + ex.getMessage());
+        System.out.flush();
+        comm.close();
+        System.exit(3);
     }
 
     /** The value element {@code i} of rank {@code r} contributes: small integers, exact in every type. */

@@ -97,6 +97,81 @@ class MultiProcessTest
         }
     }
 
+    @Test
+    @Timeout(180)
+    void shouldFinishExactlyWhenAPeerIsStoppedForThreeSecondsWithinTheDeadline() throws Exception
+    {
+        final int size = 2;
+        final UniqueId id = UniqueId.create("127.0.0.1", freePort());
+        final Process[] ranks = new Process[size];
+        final BufferedReader[] out = new BufferedReader[size];
+        for (int rank = 0; rank < size; rank++)
+        {
+            ranks[rank] = start(rank, size, id, "steady", "30000");
+            out[rank] = new BufferedReader(new InputStreamReader(ranks[rank].getInputStream()));
+        }
+        try
+        {
+            assertEquals("READY", firstLineStartingWith(out[1], "READY"));
+            signal("STOP", ranks[1]);
+            Thread.sleep(3000);
+            signal("CONT", ranks[1]);
+            for (int rank = 0; rank < size; rank++)
+            {
+                assertEquals("rank " + rank + " OK", firstLineStartingWith(out[rank], "rank " + rank));
+                assertTrue(ranks[rank].waitFor(60, TimeUnit.SECONDS));
+                assertEquals(0, ranks[rank].exitValue(), "rank " + rank);
+            }
+            assertTrue(leftovers(id).isEmpty(), "left in /dev/shm: " + leftovers(id));
+        }
+        finally
+        {
+            for (final Process p : ranks)
+            {
+                p.destroyForcibly();
+            }
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldFailEveryRankNamingTheMismatchWhenRanksCallDifferentCollectives() throws Exception
+    {
+        final int size = 2;
+        final UniqueId id = UniqueId.create("127.0.0.1", freePort());
+        final Process[] ranks = new Process[size];
+        final BufferedReader[] out = new BufferedReader[size];
+        for (int rank = 0; rank < size; rank++)
+        {
+            ranks[rank] = start(rank, size, id, "mismatch", "5000");
+            out[rank] = new BufferedReader(new InputStreamReader(ranks[rank].getInputStream()));
+        }
+        try
+        {
+            final String receiver = firstLineStartingWith(out[1], "BROKEN");
+            assertTrue(receiver.contains("another collective") && receiver.contains("rank 0"), receiver);
+            final String sender = firstLineStartingWith(out[0], "BROKEN");
+            assertTrue(sender.contains("allReduce") && sender.contains("rank 1"), sender);
+            for (final Process p : ranks)
+            {
+                assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+                assertEquals(3, p.exitValue());
+            }
+        }
+        finally
+        {
+            for (final Process p : ranks)
+            {
+                p.destroyForcibly();
+            }
+        }
+    }
+
+    private static void signal(final String signal, final Process process) throws Exception
+    {
+        assertEquals(0, new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start().waitFor());
+    }
+
     private static String firstLineStartingWith(final BufferedReader reader, final String prefix) throws IOException
     {
         final StringBuilder seen = new StringBuilder();
