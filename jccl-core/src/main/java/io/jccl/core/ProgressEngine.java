@@ -130,7 +130,9 @@ final class ProgressEngine
         final IdleWait idle = new IdleWait();
         while (true)
         {
-            if (waiters.get() < HELP_LIMIT && anyQueued())
+            // a helper is useful only while some local rank has no waiter driving it: with one rank in this process
+            // (one rank per process), a second spinning thread would only take a core from a peer process
+            if (waiters.get() < Math.min(HELP_LIMIT, snapshot.length) && anyQueued())
             {
                 if (progress() > 0)
                 {
