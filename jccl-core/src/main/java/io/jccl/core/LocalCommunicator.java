@@ -235,6 +235,17 @@ final class LocalCommunicator implements Communicator
                 work++;
                 continue;
             }
+            catch (final RuntimeException ex)
+            {
+                // a plan no connector can serve (say a table's transport=net on one host) fails the call, never
+                // the thread that happened to drive progress, and never completes it as if it had run
+                final JcclException failure = new io.jccl.JcclInvalidUsageException(call.describe() + " on rank " +
+                    rank + " cannot run: " + ex.getMessage(), ex);
+                group.fail(failure);
+                finish(call, failure);
+                work++;
+                continue;
+            }
             break;
         }
         return work;

@@ -49,8 +49,9 @@ final class ProcessGroupJoin
                 if (!peer.sameHost(peers.get(rank)))
                 {
                     throw new JcclInvalidUsageException("rank " + peer.rank() + " runs on host " + peer.hostname() +
-                        " and rank " + rank + " on " + peers.get(rank).hostname() + ": ranks on other hosts need " +
-                        "the network transport, which jccl does not have yet");
+                        " (boot id " + peer.bootId() + ") and rank " + rank + " on " + peers.get(rank).hostname() +
+                        " (boot id " + peers.get(rank).bootId() + "): ranks on other hosts need the network " +
+                        "transport, which jccl does not have yet");
                 }
             }
             final Calibration calibration = decode(bootstrap.allGather(
@@ -86,13 +87,14 @@ final class ProcessGroupJoin
     private static void checkSameSettings(final Bootstrap bootstrap, final CommGroup group, final int rank)
     {
         final byte[][] hashes = bootstrap.allGather(ByteBuffer.allocate(Long.BYTES)
-            .putLong(group.tuner.stableHash()).array());
+            .putLong(group.tuner.stableHash() * 31 + group.schedules.stableHash()).array());
         for (int r = 0; r < hashes.length; r++)
         {
             if (!java.util.Arrays.equals(hashes[r], hashes[rank]))
             {
                 throw new JcclInvalidUsageException("rank " + r + " and rank " + rank + " have different plan " +
-                    "settings (JCCL_ALGO, JCCL_PROTO, channels, chunk, threads, transport or the tuner table): " +
+                    "settings (JCCL_ALGO, JCCL_PROTO, channels, chunk, threads, transport, the tuner table or " +
+                    "JCCL_SCHEDULE_FILES): " +
                     "every rank must run the same plan for the same call; this rank's are " +
                     group.tuner.constraints());
             }

@@ -26,6 +26,18 @@ final class ScheduleRegistry
         this.schedules = schedules;
     }
 
+    /** @return a hash of the registered schedules' programs, the same in every JVM for the same files. */
+    long stableHash()
+    {
+        long h = schedules.size();
+        for (final MscclSchedule schedule : schedules)
+        {
+            h = h * 1_000_003 + schedule.program().toString().hashCode();
+            h = h * 1_000_003 + schedule.protocol().id();
+        }
+        return h;
+    }
+
     /**
      * @param paths files, or directories whose {@code *.xml} files are read in sorted order.
      * @return the registry.

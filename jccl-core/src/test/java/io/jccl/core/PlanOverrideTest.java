@@ -151,6 +151,38 @@ class PlanOverrideTest
     }
 
     @Test
+    void shouldFailTheCallNotTheDrivingThreadWhenATablePlanCannotRunHere(@TempDir final Path dir) throws IOException
+    {
+        final Path table = dir.resolve("net.csv");
+        Files.writeString(table, "allreduce,0,1073741824,ring,simple,1,-1,-1 # jccl: transport=net\n");
+        final Communicator[] comms = Jccl.initAll(new Context().tunerConfigFile(table), 2);
+        try
+        {
+            final HostBuffer[] send = {HostBuffer.allocate(64), HostBuffer.allocate(64)};
+            final Work[] works = new Work[2];
+            Jccl.groupStart();
+            for (int r = 0; r < 2; r++)
+            {
+                works[r] = comms[r].allReduce(send[r], send[r], 16, DataType.FLOAT32, ReduceOp.SUM, Stream.DEFAULT);
+            }
+            Jccl.groupEnd();
+            for (final Work w : works)
+            {
+                // the rank that bound first fails with the cause; a rank that finds the group broken says so
+                final io.jccl.JcclException ex = assertThrows(io.jccl.JcclException.class, w::join);
+                assertTrue(ex.getMessage().contains("transport NET"), ex.getMessage());
+            }
+        }
+        finally
+        {
+            for (final Communicator c : comms)
+            {
+                c.abort();
+            }
+        }
+    }
+
+    @Test
     void shouldChooseTheSamePlanWithDefaultCalibrationEveryTime()
     {
         final Plan first = run(new Context().calibration(Calibration.defaults(2)), Collective.ALL_REDUCE);
