@@ -384,7 +384,7 @@ final class RankExecution
                 }
                 return new JcclTimeoutException(call.describe() + " timed out after " + timeoutMs +
                     " ms on rank " + rank + ": worker " + w.index + " (channel " + w.worker.channel() +
-                    ") waits at step " + w.step + " (" + op.mscclName() + ") of piece " + w.iteration + "/" +
+                    ") waits at step " + w.step + " (" + op.mscclName() + ") of piece " + (w.iteration + 1) + " of " +
                     iterations + " " + waitsOn + " (" + program.name() + " program)");
             }
         }
