@@ -39,7 +39,19 @@ import java.util.Map;
     sortOptions = false,
     usageHelpWidth = 120,
     description = "nccl-tests compatible benchmark of jccl collectives. All ranks (nthreads x ngpus) run in this " +
-        "process; sizes take K, M, G suffixes.")
+        "process, or one rank per process under --nprocs or a launcher (see below); sizes take K, M, G suffixes.",
+    footer = {
+        "%nMulti-process runs (one rank per process, -t 1 -g 1; the ranks meet over shared memory on one host):",
+        "  jccl-bench --nprocs N <tool> [flags]     N JVMs on this host, as torchrun --nproc-per-node N; the flag may",
+        "                                           also come after the tool name",
+        "  mpirun -np N -x MASTER_ADDR=127.0.0.1 -x MASTER_PORT=29500 -x JCCL_SECRET=<s> jccl-bench <tool> [flags]",
+        "  srun -n N ... and torchrun --nproc-per-node N --no-python jccl-bench ... alike; or export",
+        "  JCCL_COMM_ID=127.0.0.1:<port>/<32 hex digits> to every rank.",
+        "  A process is one rank of several when JCCL_RANK/JCCL_WORLD_SIZE, RANK/WORLD_SIZE, OMPI_COMM_WORLD_RANK,",
+        "  PMI_RANK or SLURM_PROCID names a world of more than one; the ranks meet at JCCL_COMM_ID,",
+        "  MASTER_ADDR/MASTER_PORT or JCCL_MASTER_ADDR/JCCL_PORT. Rank 0 prints the table; the other ranks print",
+        "  nothing on stdout, and every rank's stderr is prefixed [rank k]."
+    })
 public final class BenchOptions
 {
     /** The system property that overrides the default of {@code --jit-warmup-ms} (the bench's own tests set it). */
@@ -164,6 +176,10 @@ public final class BenchOptions
     private JcclFlags jccl = new JcclFlags();
 
     private Sweep parsedSweep;
+    /** This process's rank among {@link #processCount} processes of one rank each (a launcher's), else 0. */
+    private int processRank;
+    /** The processes of a multi-process run, 1 when every rank runs in this one. */
+    private int processCount = 1;
 
     /** jccl's flags that are not plan knobs. */
     static final class JcclFlags
@@ -255,8 +271,49 @@ public final class BenchOptions
             throw new IllegalArgumentException("--schedule and --algo " + knobs.algo() + " together: a pinned " +
                 "algorithm beats a schedule, so " + jccl.schedule + " would never run; give one of them");
         }
+        validateProcesses();
         validateSweep();
         validateContexts();
+    }
+
+    /**
+     * Makes this process one of several, each running one rank (a launcher's: {@code --nprocs}, mpirun, srun,
+     * torchrun); {@link #nRanks()} then counts the ranks of every process. Called before {@link #validate()}.
+     *
+     * @param rank  this process's rank, 0..count-1.
+     * @param count the processes, at least 1; 1 for a run in this process alone.
+     * @return this.
+     */
+    public BenchOptions processes(final int rank, final int count)
+    {
+        if (count < 1 || rank < 0 || rank >= count)
+        {
+            throw new IllegalArgumentException("process rank " + rank + " is outside 0.." + (count - 1));
+        }
+        this.processRank = rank;
+        this.processCount = count;
+        return this;
+    }
+
+    /** A process of several runs one rank, and a sweep would need a communicator of its own per pass. */
+    private void validateProcesses()
+    {
+        if (processCount == 1)
+        {
+            return;
+        }
+        if (nThreads != 1 || nGpus != 1)
+        {
+            throw new IllegalArgumentException("-t/--nthreads " + nThreads + " -g/--ngpus " + nGpus + " with " +
+                processCount + " processes: each process of a multi-process run drives one rank; give -t 1 -g 1 " +
+                "(or run every rank in one process, without --nprocs or a launcher)");
+        }
+        if (jccl.sweep != null)
+        {
+            throw new IllegalArgumentException(Sweep.FLAG + " with " + processCount + " processes: every " +
+                "combination needs communicators of its own, which a multi-process run connects only once; run " +
+                "one launch per combination, or the sweep in one process with -g");
+        }
     }
 
     /** The sweep's keys and values, and the flags it cannot be given with. */
@@ -316,10 +373,28 @@ public final class BenchOptions
         }
     }
 
-    /** @return total ranks, nthreads x ngpus. */
+    /** @return total ranks: nthreads x ngpus x the processes of a multi-process run (each 1 x 1 there). */
     public int nRanks()
     {
+        return Math.multiplyExact(localRanks(), processCount);
+    }
+
+    /** @return the ranks this process runs, nthreads x ngpus. */
+    public int localRanks()
+    {
         return Math.multiplyExact(nThreads, nGpus);
+    }
+
+    /** @return this process's rank in a multi-process run ({@link #processes}), else 0. */
+    public int processRank()
+    {
+        return processRank;
+    }
+
+    /** @return the processes of a multi-process run, 1 when every rank runs in this process. */
+    public int processCount()
+    {
+        return processCount;
     }
 
     /** @return the types to run, in nccl-tests' order for {@code all}. */

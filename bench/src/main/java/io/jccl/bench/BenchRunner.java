@@ -41,6 +41,12 @@ import java.util.function.Consumer;
  * <p>
  * Before the first timed size of a pass, {@code --jit-warmup-ms} runs untimed calls for about that long, so that the
  * JIT has compiled the call path before the table starts (a JVM matter: nccl-tests has no such step).
+ * <p>
+ * In a multi-process run ({@link BenchOptions#processes}) this process runs one of the ranks: its buffers are that
+ * rank's, its data pattern and checks are for that rank, and the ranks agree on times, wrong-element counts and
+ * barriers through the factory's {@link BenchSync} ({@link CommunicatorSync}: AllReduces on jccl itself) as
+ * nccl-tests' processes do through MPI. Every process prints the same table; the tools give the processes other
+ * than rank 0's a stream that drops it, and only rank 0's names a schedule's fallback rows on the error stream.
  */
 public final class BenchRunner
 {
@@ -66,13 +72,17 @@ public final class BenchRunner
     private final int nThreads;
     private final int nGpus;
     private final int nRanks;
+    /** This process's ranks: all of them, or one in a multi-process run. */
+    private final int localRanks;
+    /** True in the process that runs rank 0, which alone reports what every process would report alike. */
+    private final boolean lead;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private long maxBytes;
     private Communicator[] comms;
     private HostBuffer[] sendAllocs;
     private HostBuffer[] recvAllocs;
     private Stream[] streams;
-    private ThreadSync sync;
+    private BenchSync sync;
 
     /**
      * @param tool     the collective.
@@ -113,6 +123,8 @@ public final class BenchRunner
         this.nThreads = options.nThreads();
         this.nGpus = options.nGpus();
         this.nRanks = options.nRanks();
+        this.localRanks = options.localRanks();
+        this.lead = options.processRank() == 0;
         this.maxBytes = options.maxBytes();
     }
 
@@ -124,8 +136,6 @@ public final class BenchRunner
      */
     public int run()
     {
-        printPreamble();
-        warnAboutCompatibilityFlags();
         try
         {
             comms = factory.create(options, combination, nRanks);
@@ -135,10 +145,13 @@ public final class BenchRunner
             LOG.error("{}: creating {} ranks failed: {}", tool.toolName(), nRanks, ex.toString(), ex);
             return EXIT_FAILURE;
         }
-        LOG.info("{}: {} ranks ({} threads x {} ranks) in process {}; {}", tool.toolName(), nRanks, nThreads, nGpus,
-            ProcessHandle.current().pid(), factory.describe());
+        LOG.info("{}: {} of {} ranks ({} threads x {} ranks) in process {}; {}", tool.toolName(), localRanks, nRanks,
+            nThreads, nGpus, ProcessHandle.current().pid(), factory.describe());
         try
         {
+            sync = factory.sync(nThreads, comms);
+            printPreamble();
+            warnAboutCompatibilityFlags();
             allocate();
             for (final String line : TableFormatter.columnHeaders(options.reportCputime() ? "cputime" : "time"))
             {
@@ -154,8 +167,27 @@ public final class BenchRunner
         }
     }
 
+    /**
+     * nccl-tests' header: the parameters, then a line per rank with the process that runs it, then the schedule and
+     * any reduction of {@code -e} to what memory holds (the smallest of every process's, so that all run the same
+     * sizes). The processes of a multi-process run exchange their pids and limits first.
+     */
     private void printPreamble()
     {
+        final double[] known = new double[2 * nRanks];
+        final long pid = ProcessHandle.current().pid();
+        final long ownLimit = bytesPerBufferLimit(localRanks);
+        for (final Communicator comm : comms)
+        {
+            known[comm.rank()] = pid;
+            known[nRanks + comm.rank()] = ownLimit;
+        }
+        final double[] all = sync.sumOverProcesses(known);
+        long limit = ownLimit;
+        for (int rank = 0; rank < nRanks; rank++)
+        {
+            limit = Math.min(limit, Math.round(all[nRanks + rank]));
+        }
         out.println(TableFormatter.parametersLine(options, maxBytes));
         if (options.blocking())
         {
@@ -163,23 +195,21 @@ public final class BenchRunner
         }
         out.println("#");
         out.println("# Using devices");
-        final long pid = ProcessHandle.current().pid();
         final String hostname = hostname();
         for (int rank = 0; rank < nRanks; rank++)
         {
-            out.println(TableFormatter.deviceLine(rank, pid, hostname, rank));
+            out.println(TableFormatter.deviceLine(rank, Math.round(all[rank]), hostname, rank));
         }
         if (schedule != null)
         {
             out.println(schedule.headerLine());
-            if (!schedule.verdict().correct())
+            if (!schedule.verdict().correct() && lead)
             {
                 err.println(tool.toolName() + ": warning: " + schedule.file() + " does not compute what it " +
                     "declares; running it anyway, so that the #wrong columns show it: " + schedule.verdict());
                 err.flush();
             }
         }
-        final long limit = bytesPerBufferLimit(nRanks);
         if (maxBytes > limit)
         {
             maxBytes = limit;
@@ -192,6 +222,10 @@ public final class BenchRunner
 
     private void warnAboutCompatibilityFlags()
     {
+        if (!lead)
+        {
+            return;
+        }
         if (options.parallelInit() != 0)
         {
             LOG.warn("-p/--parallel_init has no effect: jccl creates every rank at once (Jccl.initAll)");
@@ -217,7 +251,7 @@ public final class BenchRunner
     public static List<Long> plannedRowBytes(final BenchTool tool, final BenchOptions options)
     {
         final int nRanks = options.nRanks();
-        final long maxBytes = Math.min(options.maxBytes(), bytesPerBufferLimit(nRanks));
+        final long maxBytes = Math.min(options.maxBytes(), bytesPerBufferLimit(options.localRanks()));
         final List<Long> rows = new ArrayList<>();
         if (options.runCycles() == 0 || options.minBytes() > maxBytes)
         {
@@ -240,32 +274,35 @@ public final class BenchRunner
         return rows;
     }
 
-    /** nccl-tests keeps sendbuff, recvbuff and expected under the device memory; here two buffers per rank. */
-    private static long bytesPerBufferLimit(final int nRanks)
+    /**
+     * nccl-tests keeps sendbuff, recvbuff and expected under the device memory; here two buffers per rank of this
+     * process.
+     */
+    private static long bytesPerBufferLimit(final int localRanks)
     {
         final long direct = maxDirectMemory();
         final long usable = direct - Math.min(DIRECT_MEMORY_RESERVE, direct / 4);
-        final long perBuffer = usable / (2L * nRanks) - ResultChecker.GUARD_BYTES;
+        final long perBuffer = usable / (2L * localRanks) - ResultChecker.GUARD_BYTES;
         final long hostBufferMax = Integer.MAX_VALUE - HostBuffer.ALIGNMENT - ResultChecker.GUARD_BYTES;
         return Math.max(0, Math.min(perBuffer, hostBufferMax));
     }
 
+    /** Buffers and a stream per rank of this process, index as {@link #comms}. */
     private void allocate()
     {
-        sendAllocs = new HostBuffer[nRanks];
-        recvAllocs = new HostBuffer[nRanks];
-        streams = new Stream[nRanks];
-        for (int rank = 0; rank < nRanks; rank++)
+        sendAllocs = new HostBuffer[localRanks];
+        recvAllocs = new HostBuffer[localRanks];
+        streams = new Stream[localRanks];
+        for (int local = 0; local < localRanks; local++)
         {
-            sendAllocs[rank] = HostBuffer.allocate(maxBytes + ResultChecker.GUARD_BYTES);
-            recvAllocs[rank] = HostBuffer.allocate(maxBytes + ResultChecker.GUARD_BYTES);
-            streams[rank] = options.streamNull() ? Stream.DEFAULT : Stream.create();
+            sendAllocs[local] = HostBuffer.allocate(maxBytes + ResultChecker.GUARD_BYTES);
+            recvAllocs[local] = HostBuffer.allocate(maxBytes + ResultChecker.GUARD_BYTES);
+            streams[local] = options.streamNull() ? Stream.DEFAULT : Stream.create();
         }
     }
 
     private Worker[] runWorkers()
     {
-        sync = new ThreadSync(nThreads);
         final Worker[] workers = new Worker[nThreads];
         final Thread[] threads = new Thread[nThreads];
         for (int t = 0; t < nThreads; t++)
@@ -302,12 +339,11 @@ public final class BenchRunner
             LOG.error("{} failed: {}", tool.toolName(), error.toString(), error);
             return EXIT_FAILURE;
         }
-        long errors = 0;
+        final long errors = workers[0].allErrors;
         double bwSum = 0;
         long bwCount = 0;
         for (final Worker worker : workers)
         {
-            errors += worker.errors;
             bwSum += worker.bwSum;
             bwCount += worker.bwCount;
         }
@@ -442,7 +478,10 @@ public final class BenchRunner
     private final class Worker implements Runnable
     {
         private final int thread;
+        /** The ranks in the whole run: those of the pattern, the checks and the in-place offsets. */
         private final int[] ranks;
+        private final Communicator[] myComms;
+        private final Stream[] myStreams;
         private final HostBuffer[] mySendAllocs;
         private final HostBuffer[] myRecvAllocs;
         private final List<Work> pending = new ArrayList<>();
@@ -452,6 +491,8 @@ public final class BenchRunner
         private String lastTransport = RowResult.NO_PLAN;
         private long rep;
         private long errors;
+        /** {@link #errors} summed over every thread of every process, once the thread is done. */
+        private long allErrors;
         private double bwSum;
         private long bwCount;
 
@@ -459,13 +500,18 @@ public final class BenchRunner
         {
             this.thread = thread;
             this.ranks = new int[nGpus];
+            this.myComms = new Communicator[nGpus];
+            this.myStreams = new Stream[nGpus];
             this.mySendAllocs = new HostBuffer[nGpus];
             this.myRecvAllocs = new HostBuffer[nGpus];
             for (int i = 0; i < nGpus; i++)
             {
-                ranks[i] = thread * nGpus + i;
-                mySendAllocs[i] = sendAllocs[ranks[i]];
-                myRecvAllocs[i] = recvAllocs[ranks[i]];
+                final int local = thread * nGpus + i;
+                myComms[i] = comms[local];
+                ranks[i] = comms[local].rank();
+                myStreams[i] = streams[local];
+                mySendAllocs[i] = sendAllocs[local];
+                myRecvAllocs[i] = recvAllocs[local];
             }
         }
 
@@ -486,6 +532,7 @@ public final class BenchRunner
                         }
                     }
                 }
+                allErrors = Math.round(sync.allReduce(thread, errors, ThreadSync.SUM));
             }
             catch (final Throwable ex)
             {
@@ -510,7 +557,7 @@ public final class BenchRunner
                     final Shape shape = Shape.of(tool, size, type, nRanks);
                     final StringBuilder row = new StringBuilder(TableFormatter.rowParameters(
                         shape.totalBytes(), shape.counts().paramCount(), type.ncclTestsName(), opName, root));
-                    if (schedule != null && thread == 0)
+                    if (schedule != null && thread == 0 && lead)
                     {
                         reportFallback(shape, type, false);
                         reportFallback(shape, type, true);
@@ -566,7 +613,8 @@ public final class BenchRunner
                 startColl(inPlace, type, op, root, 0);
                 completeColl();
                 final double goOn = System.nanoTime() - startNs < budgetNs ? 1 : 0;
-                more = sync.allReduce(thread, goOn, ThreadSync.RANK0) != 0;
+                // a half, not 0: across processes the 1 or 0 comes through a FLOAT64 AllReduce
+                more = sync.allReduce(thread, goOn, ThreadSync.RANK0) > 0.5;
             }
         }
 
@@ -672,9 +720,8 @@ public final class BenchRunner
             }
             for (int i = 0; i < nGpus; i++)
             {
-                final int rank = ranks[i];
-                pending.add(tool.start(comms[rank], slices.send(iter, i), slices.recv(iter, i), count, type, op,
-                    root, streams[rank]));
+                pending.add(tool.start(myComms[i], slices.send(iter, i), slices.recv(iter, i), count, type, op,
+                    root, myStreams[i]));
             }
             if (nGpus > 1)
             {

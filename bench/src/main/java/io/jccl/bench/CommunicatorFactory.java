@@ -3,19 +3,22 @@ package io.jccl.bench;
 import io.jccl.Communicator;
 
 /**
- * Where the bench gets its ranks and group calls: jccl ({@link JcclCommunicatorFactory}) in the tools, a stand-in
- * in tests of the bench itself.
+ * Where the bench gets its ranks, its group calls and the way its ranks agree between measurements: jccl in the
+ * tools, with every rank in this process ({@link JcclCommunicatorFactory}) or one rank per process
+ * ({@link ProcessCommunicatorFactory}); a stand-in in tests of the bench itself.
  */
 public interface CommunicatorFactory
 {
     /**
-     * Creates every rank in this process (NCCL's {@code ncclCommInitAll}).
+     * Creates the ranks of this process: every rank (NCCL's {@code ncclCommInitAll}), or in a multi-process run
+     * this process's one ({@code ncclCommInitRank}).
      *
      * @param options     the parsed flags (jccl's own: timeout, plan knobs, tuner, schedule).
      * @param combination the pins of this pass of a {@code --sweep} over the flags, or
      *                    {@link SweepCombination#DEFAULT}.
-     * @param nRanks      rank count.
-     * @return the communicators, index = rank.
+     * @param nRanks      rank count of the whole run ({@link BenchOptions#nRanks()}).
+     * @return this process's communicators ({@link BenchOptions#localRanks()} of them) in rank order; their
+     *         {@link Communicator#rank()} is the rank in the whole run.
      */
     Communicator[] create(BenchOptions options, SweepCombination combination, int nRanks);
 
@@ -24,6 +27,16 @@ public interface CommunicatorFactory
 
     /** Ends the group: its calls start ({@code ncclGroupEnd}). */
     void groupEnd();
+
+    /**
+     * @param nThreads the bench threads of this process.
+     * @param comms    this process's communicators, from {@link #create}.
+     * @return how the bench threads of every process meet: {@link ThreadSync} where every rank is in this process.
+     */
+    default BenchSync sync(final int nThreads, final Communicator[] comms)
+    {
+        return new ThreadSync(nThreads);
+    }
 
     /** @return a one-line description of the runtime for the log, e.g. its settings. */
     default String describe()

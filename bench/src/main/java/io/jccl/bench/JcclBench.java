@@ -1,12 +1,19 @@
 package io.jccl.bench;
 
+import io.jccl.UniqueId;
+import io.jccl.transport.bootstrap.LaunchEnvironment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.nio.charset.Charset;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import java.util.function.LongSupplier;
 
 /**
@@ -21,9 +28,18 @@ import java.util.function.LongSupplier;
  * ({@link SweepRunner}). With {@code --csv} and {@code -J/--output_file} it also writes its rows to result files
  * ({@link ResultFiles}); progress goes to stderr ({@link Progress}).
  * <p>
- * Exit status: 0 when every checked result was right, 1 when one was wrong or the run failed, 2 for bad arguments
- * (including a knob value jccl does not take, and a {@code --schedule} file that cannot be loaded, is invalid, or is
- * for another collective or rank count); {@code verify} and {@code export} say their own.
+ * <b>Several processes.</b> {@code jccl-bench --nprocs N <tool> [flags]} (the flag before or after the tool name)
+ * starts N JVMs of one rank each ({@link ProcessLauncher}, {@link ChildCommand}). A tool started by a launcher
+ * ({@code --nprocs}, {@code mpirun}, {@code srun}, {@code torchrun}: {@link RankEnvironment}) as one of several
+ * processes runs one rank ({@code -t 1 -g 1}) joined to the others with {@code Jccl.connect}
+ * ({@link ProcessCommunicatorFactory}); the ranks agree on times, wrong counts and barriers with AllReduces on jccl
+ * ({@link CommunicatorSync}). Rank 0 prints the table and writes the result files; the other ranks print nothing on
+ * stdout, and what they print on stderr (as rank 0 does) is prefixed {@code [rank k]}.
+ * <p>
+ * Exit status: 0 when every checked result was right, 1 when one was wrong or the run failed (in any process), 2 for
+ * bad arguments (including a knob value jccl does not take, a {@code --schedule} file that cannot be loaded, is
+ * invalid, or is for another collective or rank count, and a launcher environment jccl cannot meet the other ranks
+ * with); {@code verify} and {@code export} say their own; {@code --nprocs} the worst of its processes.
  */
 public final class JcclBench
 {
@@ -42,6 +58,15 @@ public final class JcclBench
             "JVM, jccl version and command line",
         "       jccl-bench plot FILE.csv... -o out.png|out.svg [--by plan|combination|file]",
         "         draw busbw against size from --csv files, a line per file, plan or sweep combination",
+        "       jccl-bench --nprocs N <tool> [flags]",
+        "         run the tool as N processes of one rank each on this host (-t 1 -g 1), like torchrun " +
+            "--nproc-per-node N; the flag goes before or after the tool name; rank 0's table on stdout, every " +
+            "rank's errors on stderr prefixed [rank k]",
+        "       mpirun -np N -x MASTER_ADDR=127.0.0.1 -x MASTER_PORT=29500 -x JCCL_SECRET=<s> jccl-bench <tool> ...",
+        "         the same under a launcher: a process is one rank of several when JCCL_RANK/JCCL_WORLD_SIZE, " +
+            "RANK/WORLD_SIZE (torchrun), OMPI_COMM_WORLD_RANK (Open MPI), PMI_RANK or SLURM_PROCID (srun) says so; " +
+            "the ranks meet at JCCL_COMM_ID, MASTER_ADDR/MASTER_PORT or JCCL_MASTER_ADDR/JCCL_PORT, which the " +
+            "launcher must export",
         "       jccl-bench verify [--strict] FILE...",
         "         check MSCCL XML schedules: OK or every error (line, element path), and whether each computes the " +
             "collective it declares; --strict adds what MSCCL's C executors would refuse",
@@ -56,17 +81,26 @@ public final class JcclBench
     }
 
     /**
-     * Runs a tool and exits with its status.
+     * Runs a tool and exits with its status; as one rank of several processes when a launcher says so, and then
+     * with every line of standard error prefixed {@code [rank k]}.
      *
      * @param args the tool name, then its flags.
      */
     public static void main(final String[] args)
     {
-        System.exit(run(args, System.out, System.err));
+        final Map<String, String> env = System.getenv();
+        final int rank = ProcessLauncher.given(args) ? -1 : RankEnvironment.rankOf(env);
+        if (rank >= 0)
+        {
+            System.setErr(new PrintStream(new LineOutputStream(System.err, "[rank " + rank + "] "), true,
+                Charset.defaultCharset()));
+        }
+        System.exit(run(args, System.out, System.err, env));
     }
 
     /**
-     * Runs a tool on jccl.
+     * Runs a tool on jccl with every rank in this process, whatever launcher variables the environment holds
+     * (tests, embedding); {@code --nprocs} still starts processes.
      *
      * @param args the tool name, then its flags.
      * @param out  where the table (and {@code -h} help) goes.
@@ -75,7 +109,24 @@ public final class JcclBench
      */
     public static int run(final String[] args, final PrintStream out, final PrintStream err)
     {
-        return run(args, out, err, new JcclCommunicatorFactory());
+        return run(args, out, err, Map.of());
+    }
+
+    /**
+     * Runs a tool on jccl as {@link #main} does: as one rank of several processes when the environment's launcher
+     * variables say so ({@link RankEnvironment}), else with every rank in this process.
+     *
+     * @param args the tool name, then its flags.
+     * @param out  where the table (and {@code -h} help) goes; rank 0's only.
+     * @param err  where argument errors go.
+     * @param env  the environment: launcher variables, and {@value ChildCommand#JAVA_OPTS_ENV_NAME} for the
+     *             processes of {@code --nprocs}.
+     * @return the exit status.
+     */
+    public static int run(final String[] args, final PrintStream out, final PrintStream err,
+        final Map<String, String> env)
+    {
+        return run(args, out, err, null, System::nanoTime, env);
     }
 
     /**
@@ -90,7 +141,7 @@ public final class JcclBench
     public static int run(final String[] args, final PrintStream out, final PrintStream err,
         final CommunicatorFactory factory)
     {
-        return run(args, out, err, factory, System::nanoTime);
+        return run(args, out, err, factory, System::nanoTime, Map.of());
     }
 
     /**
@@ -106,11 +157,26 @@ public final class JcclBench
     static int run(final String[] args, final PrintStream out, final PrintStream err,
         final CommunicatorFactory factory, final LongSupplier nanoClock)
     {
+        return run(args, out, err, factory, nanoClock, Map.of());
+    }
+
+    /**
+     * @param factory   where ranks come from; null for jccl, in this process or as the environment's launcher says.
+     * @param nanoClock the time in nanoseconds, for the progress lines.
+     * @param env       the environment.
+     */
+    private static int run(final String[] args, final PrintStream out, final PrintStream err,
+        final CommunicatorFactory factory, final LongSupplier nanoClock, final Map<String, String> env)
+    {
         if (args.length == 0 || "-h".equals(args[0]) || "--help".equals(args[0]))
         {
             final PrintStream to = args.length == 0 ? err : out;
             to.println(USAGE);
             return args.length == 0 ? EXIT_USAGE : BenchRunner.EXIT_OK;
+        }
+        if (ProcessLauncher.given(args))
+        {
+            return launch(args, out, err, env);
         }
         final String[] rest = Arrays.copyOfRange(args, 1, args.length);
         if ("verify".equals(args[0]))
@@ -152,8 +218,14 @@ public final class JcclBench
             commandLine.usage(out);
             return BenchRunner.EXIT_OK;
         }
+        final LaunchEnvironment launch;
         try
         {
+            launch = factory == null ? RankEnvironment.detect(env) : null;
+            if (launch != null)
+            {
+                options.processes(launch.rank(), launch.size());
+            }
             options.validate();
         }
         catch (final IllegalArgumentException | ArithmeticException ex)
@@ -161,6 +233,12 @@ public final class JcclBench
             err.println(tool.toolName() + ": " + ex.getMessage());
             return EXIT_USAGE;
         }
+        final boolean lead = options.processRank() == 0;
+        final CommunicatorFactory ranks = factory != null ? factory :
+            launch != null ? new ProcessCommunicatorFactory(launch) : new JcclCommunicatorFactory();
+        // the other ranks of a multi-process run print the same table: rank 0's alone reaches stdout
+        final PrintStream tableOut = lead ? out : new PrintStream(OutputStream.nullOutputStream(), false,
+            Charset.defaultCharset());
         final BenchSchedule schedule;
         try
         {
@@ -175,20 +253,21 @@ public final class JcclBench
         final ResultFiles files;
         try
         {
-            files = ResultFiles.open(tool, options, RunInfo.current(args));
+            files = lead ? ResultFiles.open(tool, options, RunInfo.current(args)) :
+                new ResultFiles(tool, options.nRanks(), options.sweep() != null, List.of());
         }
         catch (final UncheckedIOException ex)
         {
             err.println(tool.toolName() + ": " + ex.getMessage());
             return EXIT_USAGE;
         }
-        final RunObserver observer = Progress.wanted(options.progress(), System.console() != null) ?
+        final RunObserver observer = lead && Progress.wanted(options.progress(), System.console() != null) ?
             RunObserver.both(files, new Progress(tool.toolName(), err, nanoClock, Progress.DEFAULT_INTERVAL_NS)) :
             files;
         int status = BenchRunner.EXIT_FAILURE;
         try
         {
-            status = runTool(tool, options, schedule, factory, observer, out, err);
+            status = runTool(tool, options, schedule, ranks, observer, tableOut, err);
         }
         finally
         {
@@ -217,6 +296,69 @@ public final class JcclBench
             LOG.error("{} failed: {}", tool.toolName(), ex.toString(), ex);
             return BenchRunner.EXIT_FAILURE;
         }
+    }
+
+    /**
+     * {@code --nprocs N}: checks the tool and its flags as each process would (so that a mistake is reported once,
+     * before any process starts), then starts the processes and waits for them.
+     */
+    private static int launch(final String[] args, final PrintStream out, final PrintStream err,
+        final Map<String, String> env)
+    {
+        final ProcessLauncher.Split split;
+        try
+        {
+            split = ProcessLauncher.split(args);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println("jccl-bench: " + ex.getMessage());
+            return EXIT_USAGE;
+        }
+        final List<String> toolArgs = split.rest();
+        final BenchTool tool;
+        try
+        {
+            tool = BenchTool.fromName(toolArgs.isEmpty() ? "" : toolArgs.get(0));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println("jccl-bench: " + ProcessLauncher.NPROCS_FLAG + " runs a tool: " + ex.getMessage());
+            return EXIT_USAGE;
+        }
+        final BenchOptions options = new BenchOptions();
+        final CommandLine commandLine = new CommandLine(options).setCommandName(tool.toolName());
+        try
+        {
+            commandLine.parseArgs(toolArgs.subList(1, toolArgs.size()).toArray(new String[0]));
+            if (options.helpRequested())
+            {
+                commandLine.usage(out);
+                return BenchRunner.EXIT_OK;
+            }
+            options.processes(0, split.nprocs()).validate();
+            if (options.schedule() != null)
+            {
+                BenchSchedule.load(options.schedule(), tool, options.nRanks());
+            }
+        }
+        catch (final CommandLine.ParameterException ex)
+        {
+            err.println(tool.toolName() + ": " + ex.getMessage());
+            commandLine.usage(err);
+            return EXIT_USAGE;
+        }
+        catch (final IllegalArgumentException | ArithmeticException ex)
+        {
+            err.println(tool.toolName() + ": " + ex.getMessage());
+            return EXIT_USAGE;
+        }
+        final ChildCommand command = new ChildCommand(ChildCommand.javaExecutable(), ChildCommand.jvmOptions(env),
+            ChildCommand.currentEntry(), toolArgs, split.nprocs(),
+            UniqueId.create(InetAddress.getLoopbackAddress().getHostAddress(), ProcessLauncher.freePort()));
+        final Long timeoutMs = options.timeoutMs();
+        return new ProcessLauncher(command, timeoutMs != null ? timeoutMs : ProcessLauncher.DEFAULT_GRACE_MS, out,
+            err).run();
     }
 
     /** Ends the result files; a file that cannot be ended fails a run that did not fail already. */

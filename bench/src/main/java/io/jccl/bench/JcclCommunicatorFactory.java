@@ -79,9 +79,18 @@ public final class JcclCommunicatorFactory implements CommunicatorFactory
     public Communicator[] create(final BenchOptions options, final SweepCombination combination, final int nRanks)
     {
         final Context context = context(options, combination);
-        description = "jccl timeoutMs=" + context.timeoutMs() + " pins=" + context.constraints() + " tunerTable=" +
-            context.tunerConfigFile() + " schedules=" + context.scheduleFiles();
+        description = "jccl " + settings(context);
         return Jccl.initAll(context, nRanks);
+    }
+
+    /**
+     * @param context a context built by {@link #context(BenchOptions, SweepCombination)}.
+     * @return its settings for the log: deadline, pins, tuner table and schedule files.
+     */
+    static String settings(final Context context)
+    {
+        return "timeoutMs=" + context.timeoutMs() + " pins=" + context.constraints() + " tunerTable=" +
+            context.tunerConfigFile() + " schedules=" + context.scheduleFiles();
     }
 
     @Override

@@ -4,11 +4,11 @@ import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
 
 /**
- * nccl-tests' {@code Barrier} and {@code Allreduce} among the bench threads: a barrier, and a barrier that combines
- * one number per thread. {@link #abort()} breaks every current and future wait, so that one failing thread cannot
- * leave the others blocked.
+ * nccl-tests' {@code Barrier} and {@code Allreduce} among the bench threads of a run whose ranks all live in this
+ * process: a barrier, and a barrier that combines one number per thread. {@link #abort()} breaks every current and
+ * future wait, so that one failing thread cannot leave the others blocked.
  */
-public final class ThreadSync
+public final class ThreadSync implements BenchSync
 {
     /** {@code -a 0}: the value of thread 0. */
     public static final int RANK0 = 0;
@@ -35,6 +35,7 @@ public final class ThreadSync
     }
 
     /** Waits until every thread arrives. */
+    @Override
     public void barrier()
     {
         if (parties == 1)
@@ -66,6 +67,7 @@ public final class ThreadSync
      * @param mode   {@link #RANK0}, {@link #AVG}, {@link #MIN}, {@link #MAX} or {@link #SUM}.
      * @return the combination.
      */
+    @Override
     public double allReduce(final int thread, final double value, final int mode)
     {
         slots[thread] = value;
@@ -75,7 +77,20 @@ public final class ThreadSync
         return result;
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>
+     * One process: the values are already the sum.
+     */
+    @Override
+    public double[] sumOverProcesses(final double[] values)
+    {
+        checkAborted();
+        return values.clone();
+    }
+
     /** Breaks every current and future wait with an exception. */
+    @Override
     public void abort()
     {
         aborted = true;

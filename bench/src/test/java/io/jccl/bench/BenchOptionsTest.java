@@ -205,4 +205,33 @@ class BenchOptionsTest
         assertEquals("--jit-warmup-ms -1 must not be negative", negative.getMessage());
         assertThrows(IllegalArgumentException.class, () -> parse("--csv", "a", "-J", "./a").validate());
     }
+
+    @Test
+    void shouldCountEveryProcesssRankWhenOneOfSeveralProcesses()
+    {
+        final BenchOptions options = parse("-r", "-1").processes(2, 4);
+        options.validate();
+        assertEquals(4, options.nRanks());
+        assertEquals(1, options.localRanks());
+        assertEquals(2, options.processRank());
+        assertEquals(4, options.processCount());
+        assertEquals(List.of(0, 1, 2, 3), options.roots(BenchTool.BROADCAST));
+        parse("-r", "3").processes(0, 4).validate();
+        assertThrows(IllegalArgumentException.class, () -> parse("-r", "4").processes(0, 4).validate());
+    }
+
+    @Test
+    void shouldNameTheFlagsWhenAProcessOfSeveralAsksForMoreThanOneRank()
+    {
+        final IllegalArgumentException threads = assertThrows(IllegalArgumentException.class,
+            () -> parse("-t", "2").processes(0, 2).validate());
+        assertTrue(threads.getMessage().startsWith("-t/--nthreads 2 -g/--ngpus 1 with 2 processes: each process " +
+            "of a multi-process run drives one rank; give -t 1 -g 1"), threads.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> parse("-g", "2").processes(1, 2).validate());
+        final IllegalArgumentException sweep = assertThrows(IllegalArgumentException.class,
+            () -> parse("--sweep", "proto=ll,simple").processes(1, 2).validate());
+        assertTrue(sweep.getMessage().startsWith("--sweep with 2 processes"), sweep.getMessage());
+        parse("-g", "2", "-t", "2").processes(0, 1).validate();
+        assertThrows(IllegalArgumentException.class, () -> parse().processes(2, 2));
+    }
 }
