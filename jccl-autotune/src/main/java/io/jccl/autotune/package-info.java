@@ -11,9 +11,15 @@
  *     trailing {@code # jccl:} comment.</li>
  *     <li>{@link io.jccl.autotune.TunerChain}: pins over the table over the cost model.</li>
  *     <li>{@link io.jccl.autotune.PinnedTuner}: the settings' pins alone.</li>
+ *     <li>{@link io.jccl.autotune.OnlineTuner}: AutoCCL's online search per task
+ *     ({@link io.jccl.autotune.TaskKey}), timed by the leader rank and published to every rank in lock-step
+ *     {@link io.jccl.autotune.TuningRound}s; {@link io.jccl.autotune.OnlineTunerConfig} holds its
+ *     {@code JCCL_TUNER_*} settings.</li>
  * </ul>
- * Threading: every class here is immutable and thread-safe; none starts a thread, logs or does I/O except
- * {@link io.jccl.autotune.TableTuner#load} reading its file. Warnings (NCCL-only names dropped) are returned as
- * strings for the caller to log. This module depends only on jccl-api and jccl-schedules.
+ * Threading: every class here is immutable and thread-safe except {@link io.jccl.autotune.OnlineTuner}, which is
+ * thread-safe with a lock per task; none starts a thread, logs or does I/O except
+ * {@link io.jccl.autotune.TableTuner#load} reading its file and {@link io.jccl.autotune.OnlineTuner#save} and
+ * {@link io.jccl.autotune.OnlineTuner#load} writing and reading theirs. Warnings (NCCL-only names dropped) are
+ * returned as strings for the caller to log. This module depends only on jccl-api and jccl-schedules.
  */
 package io.jccl.autotune;

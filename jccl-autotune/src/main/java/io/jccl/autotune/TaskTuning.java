@@ -1,0 +1,458 @@
+package io.jccl.autotune;
+
+import io.jccl.JcclInvalidArgumentException;
+import io.jccl.JcclInvalidUsageException;
+import io.jccl.Plan;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+
+/**
+ * The lock-step state of one task: its published {@link TuningRound}s, the samples of the round being measured, the
+ * {@link Search}, and once converged the frozen plan and the drift watch. Every method is synchronized on the task:
+ * ranks ask for plans from their threads while the leader records.
+ * <p>
+ * Call indices: the k-th call of the task on every rank has index k, from 0. A round covers consecutive indices; the
+ * next round is published when the leader has recorded every call of the current one (or one failed), so rounds
+ * depend only on recorded results. A converged task's plan is given up to {@link #horizon()}, {@code leadCalls} past
+ * the leader's last record (or for every index when drift detection is off); a re-tune starts right after the
+ * horizon, where no rank can yet have bound a call.
+ */
+final class TaskTuning
+{
+    /** The share of a candidate's timed calls, fastest first, whose mean is its score. */
+    static final double KEEP_FRACTION = 0.75;
+    /** A converged call's time enters the drift average capped at this times the threshold (a GC pause is one). */
+    static final double DRIFT_CLAMP = 2.0;
+
+    private final TaskKey key;
+    private final PlanRequest request;
+    private final OnlineTunerConfig config;
+    private final PlanConstraints constraints;
+    private final Tuner defaultTuner;
+    private final Random random;
+    private final List<Subspace> subspaces;
+    private final Set<Plan> failed = new HashSet<>();
+    private final List<TuningRound> rounds = new ArrayList<>();
+
+    private TaskState.Status status;
+    private Plan defaultPlan;
+    private Search search;
+    private int baselineRound;
+    private long[] samples;
+    private int recorded;
+    private boolean measuring;
+    private long nextFirstCall;
+    private long searchCalls;
+    private long totalSearchCalls;
+    private int trials;
+    private int retunes;
+    private int failures;
+    private int restarts;
+    private int dropped;
+    private int convergences;
+    private Plan baselinePlan;
+    private double baselineNs = Double.NaN;
+    private Plan bestPlan;
+    private double bestNs = Double.NaN;
+    private String lastFailure;
+
+    private long frozenFrom;
+    private long lastRecorded = -1;
+    private long[] referenceSamples;
+    private int referenceCount;
+    private double referenceNs = Double.NaN;
+    private double averageNs;
+    private int driftRun;
+
+    private TaskTuning(final TaskKey key, final PlanRequest request, final OnlineTunerConfig config,
+        final Tuner defaultTuner, final PlanConstraints constraints)
+    {
+        this.key = key;
+        this.request = request;
+        this.config = config;
+        this.constraints = constraints;
+        this.defaultTuner = defaultTuner;
+        this.random = new Random(config.seed());
+        this.subspaces = Subspace.of(request, constraints);
+    }
+
+    /**
+     * A task seen for the first time: its first round, the default plan as the baseline, is published at once.
+     *
+     * @param key          the task.
+     * @param request      its first call's shape.
+     * @param config       the settings.
+     * @param defaultTuner the plan measured first.
+     * @param constraints  what the settings allow.
+     * @return the task.
+     */
+    static TaskTuning searching(final TaskKey key, final PlanRequest request, final OnlineTunerConfig config,
+        final Tuner defaultTuner, final PlanConstraints constraints)
+    {
+        final TaskTuning task = new TaskTuning(key, request, config, defaultTuner, constraints);
+        task.startSearch(task.defaultPlan());
+        return task;
+    }
+
+    /**
+     * A task remembered from an earlier run: converged from call 0 on.
+     *
+     * @param key          the task.
+     * @param request      the shape of a call of the task.
+     * @param config       the settings.
+     * @param defaultTuner the plan a re-tune may start from.
+     * @param constraints  what the settings allow.
+     * @param plan         the converged plan.
+     * @param scoreNs      its score when it converged, or NaN.
+     * @return the task.
+     */
+    static TaskTuning converged(final TaskKey key, final PlanRequest request, final OnlineTunerConfig config,
+        final Tuner defaultTuner, final PlanConstraints constraints, final Plan plan, final double scoreNs)
+    {
+        final TaskTuning task = new TaskTuning(key, request, config, defaultTuner, constraints);
+        task.bestPlan = plan;
+        task.bestNs = scoreNs;
+        task.freeze(plan, Double.NaN);
+        return task;
+    }
+
+    /** @return the shape of the call the task was created for. */
+    PlanRequest request()
+    {
+        return request;
+    }
+
+    /**
+     * @param callIndex the call's index within the task, at least 0.
+     * @return its plan, or null while the round covering it is not published.
+     */
+    synchronized Plan planFor(final long callIndex)
+    {
+        if (callIndex < 0)
+        {
+            throw new JcclInvalidArgumentException("callIndex=" + callIndex + " is negative");
+        }
+        if (status == TaskState.Status.CONVERGED && callIndex >= frozenFrom)
+        {
+            return callIndex <= horizon() ? bestPlan : null;
+        }
+        final TuningRound round = roundAt(callIndex);
+        return round == null ? null : round.planAt(callIndex);
+    }
+
+    /**
+     * @param callIndex the leader's call, completed.
+     * @param plan      the plan it ran.
+     * @param nanos     its time in ns.
+     */
+    synchronized void record(final long callIndex, final Plan plan, final long nanos)
+    {
+        if (nanos < 0)
+        {
+            throw new JcclInvalidArgumentException("nanos=" + nanos + " is negative");
+        }
+        final TuningRound round = published(callIndex, plan);
+        lastRecorded = Math.max(lastRecorded, callIndex);
+        if (round.number() != rounds.size() - 1)
+        {
+            return;
+        }
+        if (measuring)
+        {
+            final int offset = (int)(callIndex - round.firstCall());
+            if (samples[offset] < 0)
+            {
+                samples[offset] = nanos;
+                recorded++;
+                if (recorded == samples.length)
+                {
+                    finishRound(plan);
+                }
+            }
+        }
+        else if (round.frozen())
+        {
+            watch(nanos);
+        }
+    }
+
+    /**
+     * @param callIndex the leader's call, failed or timed out.
+     * @param plan      the plan it ran.
+     * @param reason    why, for the report.
+     */
+    synchronized void failed(final long callIndex, final Plan plan, final String reason)
+    {
+        final TuningRound round = published(callIndex, plan);
+        lastRecorded = Math.max(lastRecorded, callIndex);
+        failures++;
+        lastFailure = plan.id() + " at call " + callIndex + ": " + reason;
+        if (round.number() != rounds.size() - 1)
+        {
+            return;
+        }
+        if (measuring)
+        {
+            measuring = false;
+            trials++;
+            search.fail(plan);
+            publishNext();
+        }
+        else if (round.frozen() && config.driftEnabled() && !failed.contains(plan))
+        {
+            failed.add(plan);
+            retune(defaultPlan());
+        }
+    }
+
+    /** @return a snapshot of the task's state. */
+    synchronized TaskState state()
+    {
+        final boolean searching = status == TaskState.Status.SEARCHING;
+        return new TaskState(status, trials, totalSearchCalls, baselinePlan, baselineNs,
+            searching ? search.best() : bestPlan, searching ? search.bestNs() : bestNs, retunes, failures,
+            subspaces.size(), searching ? search.dropped() : dropped,
+            restarts + (searching ? search.restartsDone() : 0), lastFailure);
+    }
+
+    /** @return the rounds published so far, in order. */
+    synchronized List<TuningRound> rounds()
+    {
+        return List.copyOf(rounds);
+    }
+
+    /** @return how many times the task has converged. */
+    synchronized int convergences()
+    {
+        return convergences;
+    }
+
+    /**
+     * @return the last call index a converged plan is given for: {@code leadCalls} past the leader's last record;
+     *         {@link Long#MAX_VALUE} with drift detection off.
+     */
+    private long horizon()
+    {
+        if (!config.driftEnabled())
+        {
+            return Long.MAX_VALUE;
+        }
+        return Math.max(frozenFrom - 1, lastRecorded) + config.leadCalls();
+    }
+
+    private TuningRound published(final long callIndex, final Plan plan)
+    {
+        if (plan == null)
+        {
+            throw new JcclInvalidArgumentException("plan is null");
+        }
+        if (callIndex < 0)
+        {
+            throw new JcclInvalidArgumentException("callIndex=" + callIndex + " is negative");
+        }
+        final TuningRound round = roundAt(callIndex);
+        final boolean beyondHorizon = round != null && round.open() && callIndex > horizon();
+        if (round == null || beyondHorizon)
+        {
+            throw new JcclInvalidUsageException("task " + key + ": call " + callIndex + " was recorded but no plan " +
+                "was published for it");
+        }
+        final Plan expected = round.planAt(callIndex);
+        if (!expected.equals(plan))
+        {
+            throw new JcclInvalidUsageException("task " + key + ": call " + callIndex + " ran " + plan.id() +
+                " but the tuner published " + expected.id());
+        }
+        return round;
+    }
+
+    private TuningRound roundAt(final long callIndex)
+    {
+        int low = 0;
+        int high = rounds.size() - 1;
+        int found = -1;
+        while (low <= high)
+        {
+            final int middle = (low + high) >>> 1;
+            if (rounds.get(middle).firstCall() <= callIndex)
+            {
+                found = middle;
+                low = middle + 1;
+            }
+            else
+            {
+                high = middle - 1;
+            }
+        }
+        if (found < 0)
+        {
+            return null;
+        }
+        final TuningRound round = rounds.get(found);
+        return round.covers(callIndex) ? round : null;
+    }
+
+    private Plan defaultPlan()
+    {
+        if (defaultPlan == null)
+        {
+            final Plan chosen = defaultTuner.choose(request);
+            defaultPlan = chosen != null ? chosen : KnobSpace.candidates(request, constraints).get(0);
+        }
+        return defaultPlan;
+    }
+
+    private void startSearch(final Plan start)
+    {
+        status = TaskState.Status.SEARCHING;
+        search = new Search(subspaces, request, start, failed, random, config.restarts());
+        searchCalls = 0;
+        baselinePlan = start;
+        baselineNs = Double.NaN;
+        baselineRound = rounds.size();
+        publishNext();
+    }
+
+    private void publishNext()
+    {
+        final Plan next = search.propose();
+        final int length = config.callsPerCandidate();
+        if (next == null || searchCalls + length > config.budgetCalls())
+        {
+            restarts += search.restartsDone();
+            dropped = search.dropped();
+            bestPlan = search.best();
+            bestNs = search.bestNs();
+            if (bestPlan == null)
+            {
+                bestPlan = fallbackPlan();
+            }
+            search = null;
+            freeze(bestPlan, bestNs);
+            return;
+        }
+        rounds.add(new TuningRound(rounds.size(), nextFirstCall, List.of(new TuningRound.Hold(next, length)), false));
+        samples = new long[length];
+        Arrays.fill(samples, -1L);
+        recorded = 0;
+        measuring = true;
+        searchCalls += length;
+        totalSearchCalls += length;
+        nextFirstCall += length;
+    }
+
+    private void finishRound(final Plan plan)
+    {
+        measuring = false;
+        trials++;
+        final double scoreNs = trimmedMean(samples, config.warmupCalls());
+        if (rounds.size() - 1 == baselineRound)
+        {
+            baselineNs = scoreNs;
+        }
+        search.observe(plan, scoreNs);
+        publishNext();
+    }
+
+    private Plan fallbackPlan()
+    {
+        if (!failed.contains(defaultPlan()))
+        {
+            return defaultPlan();
+        }
+        for (final Plan plan : KnobSpace.candidates(request, constraints))
+        {
+            if (!failed.contains(plan))
+            {
+                return plan;
+            }
+        }
+        return defaultPlan();
+    }
+
+    /**
+     * @param plan        the plan every later call gets.
+     * @param referenceNs the time drift is judged against: the search's score of the plan; NaN to measure it over
+     *                    the first converged calls (a plan remembered from another run, or one never scored).
+     */
+    private void freeze(final Plan plan, final double referenceNs)
+    {
+        status = TaskState.Status.CONVERGED;
+        frozenFrom = nextFirstCall;
+        rounds.add(new TuningRound(rounds.size(), frozenFrom, List.of(new TuningRound.Hold(plan, TuningRound.OPEN)),
+            true));
+        referenceSamples = new long[config.callsPerCandidate()];
+        final boolean scored = referenceNs > 0 && Double.isFinite(referenceNs);
+        referenceCount = scored ? referenceSamples.length : 0;
+        this.referenceNs = scored ? referenceNs : Double.NaN;
+        averageNs = this.referenceNs;
+        driftRun = 0;
+        convergences++;
+    }
+
+    /** The drift watch: an exponential moving average of the converged plan's time against its reference. */
+    private void watch(final long nanos)
+    {
+        if (!config.driftEnabled())
+        {
+            return;
+        }
+        if (referenceCount < referenceSamples.length)
+        {
+            // a remembered plan's score comes from another run: its reference is measured afresh
+            referenceSamples[referenceCount++] = nanos;
+            if (referenceCount == referenceSamples.length)
+            {
+                referenceNs = Math.max(1.0, trimmedMean(referenceSamples, config.warmupCalls()));
+                averageNs = referenceNs;
+            }
+            return;
+        }
+        final double thresholdNs = config.driftFactor() * referenceNs;
+        final double alpha = 2.0 / (config.driftWindow() + 1.0);
+        averageNs += alpha * (Math.min(nanos, DRIFT_CLAMP * thresholdNs) - averageNs);
+        if (averageNs <= thresholdNs)
+        {
+            driftRun = 0;
+        }
+        else if (++driftRun >= config.driftWindow())
+        {
+            retune(config.retuneFromBest() ? bestPlan : defaultPlan());
+        }
+    }
+
+    /** Closes the frozen round at the horizon and starts a search right after it. */
+    private void retune(final Plan start)
+    {
+        final long end = horizon();
+        final TuningRound open = rounds.get(rounds.size() - 1);
+        rounds.set(rounds.size() - 1, new TuningRound(open.number(), open.firstCall(),
+            List.of(new TuningRound.Hold(bestPlan, end - open.firstCall() + 1)), true));
+        nextFirstCall = end + 1;
+        retunes++;
+        startSearch(start);
+    }
+
+    /**
+     * @param samples the round's times by call offset.
+     * @param skip    the warm-up calls at its start, discarded.
+     * @return the mean of the fastest {@link #KEEP_FRACTION} of the rest (at least one).
+     */
+    static double trimmedMean(final long[] samples, final int skip)
+    {
+        final long[] timed = Arrays.copyOfRange(samples, skip, samples.length);
+        Arrays.sort(timed);
+        final int keep = Math.max(1, (int)Math.ceil(KEEP_FRACTION * timed.length));
+        double sum = 0;
+        for (int i = 0; i < keep; i++)
+        {
+            sum += timed[i];
+        }
+        return sum / keep;
+    }
+}
