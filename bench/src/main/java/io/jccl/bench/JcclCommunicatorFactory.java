@@ -58,8 +58,16 @@ public final class JcclCommunicatorFactory implements CommunicatorFactory
         }
         switch (options.tunerMode())
         {
-            case MODEL -> context.tunerConfigFile(null);
-            case TABLE -> context.tunerConfigFile(options.tunerConfig());
+            case MODEL -> context.tunerConfigFile(null).tunerMode(Context.TunerMode.MODEL);
+            case TABLE -> context.tunerConfigFile(options.tunerConfig()).tunerMode(Context.TunerMode.TABLE);
+            case AUTO ->
+            {
+                context.tunerMode(Context.TunerMode.AUTO);
+                if (options.tunerConfig() != null)
+                {
+                    context.tunerConfigFile(options.tunerConfig());
+                }
+            }
             default ->
             {
                 // JCCL_TUNER_CONFIG_FILE stays in force

@@ -54,9 +54,10 @@ final class KnobFlags
         description = "JCCL_CHUNK_SIZE: pipelining grain, K/M suffixes allowed")
     private String chunk;
 
-    @Option(names = "--tuner", paramLabel = "<model|table>", order = 9,
-        description = "JCCL_TUNER_CONFIG_FILE: model = the cost model alone (ignores JCCL_TUNER_CONFIG_FILE); " +
-            "table = the --tuner-config table over the cost model")
+    @Option(names = "--tuner", paramLabel = "<model|table|auto>", order = 9,
+        description = "JCCL_TUNER: model = the cost model alone (ignores JCCL_TUNER_CONFIG_FILE); " +
+            "table = the --tuner-config table over the cost model; auto = the online search on the run's own " +
+            "calls (JCCL_TUNER_* settings), below a --tuner-config table if given")
     private String tuner;
 
     @Option(names = "--tuner-config", paramLabel = "<file.csv>", order = 10,
@@ -109,6 +110,10 @@ final class KnobFlags
         {
             return TunerMode.MODEL;
         }
+        if ("auto".equals(tuner))
+        {
+            return TunerMode.AUTO;
+        }
         return tunerConfig != null || "table".equals(tuner) ? TunerMode.TABLE : TunerMode.ENVIRONMENT;
     }
 
@@ -158,9 +163,9 @@ final class KnobFlags
                 (max != null ? " --max-nchannels " + max : "")).strip();
             checkOnContext(flags, context -> context.channelRange(min == null ? 0 : min, max == null ? 0 : max));
         }
-        if (tuner != null && !"model".equals(tuner) && !"table".equals(tuner))
+        if (tuner != null && !"model".equals(tuner) && !"table".equals(tuner) && !"auto".equals(tuner))
         {
-            throw new IllegalArgumentException("--tuner '" + tuner + "' is not one of model, table");
+            throw new IllegalArgumentException("--tuner '" + tuner + "' is not one of model, table, auto");
         }
         if ("table".equals(tuner) && tunerConfig == null)
         {

@@ -1,6 +1,6 @@
 package io.jccl.bench;
 
-/** Where the tuner table of a run comes from: {@code --tuner} and {@code --tuner-config}. */
+/** Which tuner decides a run's plans, and where its table comes from: {@code --tuner} and {@code --tuner-config}. */
 public enum TunerMode
 {
     /** No flag: {@code JCCL_TUNER_CONFIG_FILE} decides. */
@@ -8,5 +8,7 @@ public enum TunerMode
     /** {@code --tuner model}: the cost model alone, no table even if {@code JCCL_TUNER_CONFIG_FILE} is set. */
     MODEL,
     /** {@code --tuner table} or {@code --tuner-config FILE}: that file's table over the cost model. */
-    TABLE
+    TABLE,
+    /** {@code --tuner auto}: the online search on the run's own calls ({@code JCCL_TUNER=auto}), below any table. */
+    AUTO
 }

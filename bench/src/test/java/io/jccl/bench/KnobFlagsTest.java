@@ -190,6 +190,15 @@ class KnobFlagsTest
     }
 
     @Test
+    void shouldRunTheOnlineTunerWhenTunerAutoGiven()
+    {
+        final BenchOptions auto = parse("--tuner", "auto");
+        auto.validate();
+        assertEquals(TunerMode.AUTO, auto.tunerMode());
+        assertEquals(Context.TunerMode.AUTO, JcclCommunicatorFactory.context(auto).tunerMode());
+    }
+
+    @Test
     void shouldUseNoTableWhenTunerModelGivenEvenIfEnvironmentNamesOne(@TempDir final Path dir) throws IOException
     {
         final Path table = table(dir, "allreduce,0,65536,tree,ll,2,-1,-1");
@@ -295,7 +304,7 @@ class KnobFlagsTest
             "--max-nchannels=<n>   JCCL_MAX_NCHANNELS",
             "--block-threads=<n>   JCCL_NTHREADS",
             "--chunk, --chunk-bytes=<bytes>",
-            "--tuner=<model|table> JCCL_TUNER_CONFIG_FILE",
+            "--tuner=<model|table|auto>",
             "--tuner-config=<file.csv>"};
         for (final String line : expected)
         {
@@ -304,6 +313,7 @@ class KnobFlagsTest
                 .matcher(help);
             assertTrue(matcher.find(knobs), line + " in\n" + help);
         }
+        assertTrue(help.contains("JCCL_TUNER: model = the cost model alone"), help);
         assertTrue(help.contains("not -t/--nthreads"), help);
         assertTrue(help.contains("no effect on the host backend"), help);
         assertTrue(help.lastIndexOf("--sweep=<key=v1,v2,...>") > help.indexOf("jccl's sweep"), help);

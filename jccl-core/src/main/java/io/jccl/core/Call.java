@@ -37,6 +37,11 @@ final class Call implements Work
     long shape;
     long deadlineNs;
     boolean bound;
+    /** With online tuning: the call's task, its index among this rank's calls of it, and when it was bound. */
+    io.jccl.autotune.TaskKey task;
+    long taskIndex;
+    io.jccl.Plan tunedPlan;
+    long boundNs;
     RankExecution execution;
     private volatile BoundShape boundShape;
 

@@ -8,6 +8,7 @@ import io.jccl.JcclInvalidUsageException;
 import io.jccl.Topology;
 import io.jccl.TransportKind;
 import io.jccl.autotune.Calibration;
+import io.jccl.autotune.OnlineTuner;
 import io.jccl.autotune.PlanConstraints;
 import io.jccl.autotune.TunerChain;
 import io.jccl.kernels.HostDevice;
@@ -19,6 +20,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The ranks created together in this process ({@code ncclCommInitAll}): their transport, the Programs they share,
@@ -27,11 +29,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class CommGroup
 {
     private static final Logger LOG = LoggerFactory.getLogger("io.jccl");
+    private static final AtomicLong NEXT_ID = new AtomicLong();
 
     final Context context;
     final Topology topology;
     final InProcessTransport transport;
     final TunerChain tuner;
+    /** The online search ({@code JCCL_TUNER=auto}), or null. */
+    final OnlineTuner online;
+    /** Distinguishes this communicator's tasks from other communicators' in the online tuner. */
+    final long id = NEXT_ID.incrementAndGet();
     final ScheduleRegistry schedules;
     private final LocalCommunicator[] communicators;
     private final ConcurrentHashMap<Long, Program> programs = new ConcurrentHashMap<>();
@@ -52,8 +59,11 @@ final class CommGroup
             throw new JcclInvalidUsageException(Context.TRANSPORT_PROP_NAME + "=net needs ranks on other hosts; " +
                 "all " + topology.ranks() + " ranks of this communicator share one host (valid here: p2p, shm)");
         }
-        this.tuner = TunerChain.create(constraints, calibration, context.tunerConfigFile());
+        this.tuner = TunerChain.create(constraints, calibration,
+            context.tunerMode() == Context.TunerMode.MODEL ? null : context.tunerConfigFile());
         tuner.warnings().forEach(w -> LOG.warn("jccl WARN {}", w));
+        this.online = context.tunerMode() == Context.TunerMode.AUTO ? OnlineTuning.create(context, tuner, topology) :
+            null;
         this.schedules = ScheduleRegistry.load(context.scheduleFiles());
         this.communicators = new LocalCommunicator[topology.ranks()];
         this.open = new AtomicInteger(localRanks.length);
@@ -106,7 +116,12 @@ final class CommGroup
         {
             constraints = constraints.withTransport(TransportKind.SHM);
         }
-        else if (constraints.transport() != TransportKind.SHM)
+        if (context.tunerMode() == Context.TunerMode.AUTO)
+        {
+            throw new JcclInvalidUsageException("JCCL_TUNER=auto needs ranks of one process for now: the online " +
+                "tuner's rounds do not travel between processes yet (use model or table)");
+        }
+        if (constraints.transport() != TransportKind.SHM)
         {
             throw new JcclInvalidUsageException(Context.TRANSPORT_PROP_NAME + "=" +
                 constraints.transport().lowerName() + " cannot connect ranks in different processes; valid " +
@@ -167,6 +182,10 @@ final class CommGroup
                 LOG.info("jccl INFO connectors of this group: {}", transport.counters());
             }
             transport.close();
+            if (online != null)
+            {
+                OnlineTuning.close(context, online, topology);
+            }
             onLastClose.run();
         }
     }

@@ -45,6 +45,8 @@ public final class Context
     public static final String CHUNK_SIZE_PROP_NAME = PlanConstraints.CHUNK_ENV;
     /** The chunk a schedule runs with unless one is pinned: 128 KiB (the best staged slot size measured here). */
     public static final int CHUNK_SIZE_DEFAULT = 128 * 1024;
+    /** Which tuner decides unpinned plans: {@code model}, {@code table} or {@code auto} (the online search). */
+    public static final String TUNER_PROP_NAME = "JCCL_TUNER";
     /** A CSV table in the format of NCCL's example tuner plugin. */
     public static final String TUNER_CONFIG_FILE_PROP_NAME = "JCCL_TUNER_CONFIG_FILE";
     /** MSCCL XML schedules to register: files or directories (every {@code *.xml} in them), ':' or ',' separated. */
@@ -61,6 +63,7 @@ public final class Context
     private String threads = setting(NTHREADS_PROP_NAME);
     private String chunk = setting(CHUNK_SIZE_PROP_NAME);
     private Path tunerConfigFile = pathSetting(TUNER_CONFIG_FILE_PROP_NAME);
+    private String tuner = setting(TUNER_PROP_NAME);
     private Calibration calibration;
     private boolean debugInfo = "INFO".equalsIgnoreCase(setting(DEBUG_PROP_NAME)) ||
         "TRACE".equalsIgnoreCase(setting(DEBUG_PROP_NAME));
@@ -218,6 +221,56 @@ public final class Context
         return this;
     }
 
+    /** The tuners of {@code JCCL_TUNER}. */
+    public enum TunerMode
+    {
+        /** The cost model alone (a tuner table file is ignored). */
+        MODEL,
+        /** The tuner table over the cost model (the default when a table file is set). */
+        TABLE,
+        /** AutoCCL's online search on the job's own calls, over the table and the cost model. */
+        AUTO
+    }
+
+    /**
+     * @return the tuner: {@code JCCL_TUNER}, else TABLE when a table file is set, else MODEL.
+     * @throws JcclInvalidArgumentException naming {@code JCCL_TUNER} for an unknown value, or {@code table} without
+     *                                      a table file.
+     */
+    public TunerMode tunerMode()
+    {
+        if (tuner == null)
+        {
+            return tunerConfigFile == null ? TunerMode.MODEL : TunerMode.TABLE;
+        }
+        final TunerMode mode;
+        try
+        {
+            mode = TunerMode.valueOf(tuner.trim().toUpperCase(java.util.Locale.ROOT));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new JcclInvalidArgumentException(TUNER_PROP_NAME + "='" + tuner + "' is invalid; valid values: " +
+                "model, table, auto");
+        }
+        if (mode == TunerMode.TABLE && tunerConfigFile == null)
+        {
+            throw new JcclInvalidArgumentException(TUNER_PROP_NAME + "=table needs a table: set " +
+                TUNER_CONFIG_FILE_PROP_NAME);
+        }
+        return mode;
+    }
+
+    /**
+     * @param mode the tuner, or null for the default ({@link #tunerMode()}).
+     * @return this.
+     */
+    public Context tunerMode(final TunerMode mode)
+    {
+        this.tuner = mode == null ? null : mode.name();
+        return this;
+    }
+
     /** @return the cost model's constants: set, or measured once per process when the first group starts. */
     public Calibration calibration()
     {
@@ -302,6 +355,7 @@ public final class Context
             throw new JcclInvalidArgumentException(TIMEOUT_MS_PROP_NAME + "=" + timeoutMs + " must be at least 1");
         }
         constraints();
+        tunerMode();
         return this;
     }
 

@@ -51,6 +51,8 @@ final class LocalCommunicator implements Communicator
     /** Executors per (program, protocol, transport): each holds its connectors, framed and placed accordingly. */
     private final Map<Program, RankExecution[]> executions = new HashMap<>();
     private final Map<Long, BoundShape> boundShapes = new HashMap<>();
+    /** With online tuning: how many calls of each task this rank has bound (the index every rank agrees on). */
+    private final Map<io.jccl.autotune.TaskKey, long[]> taskCalls = new HashMap<>();
     private BoundShape lastBound;
     private long nextSeq;
     private volatile boolean closed;
@@ -208,7 +210,21 @@ final class LocalCommunicator implements Communicator
             {
                 if (!call.bound)
                 {
-                    bind(call);
+                    if (!bind(call))
+                    {
+                        // the online tuner has not published the round of this call yet
+                        if (System.nanoTime() - call.deadlineNs > 0)
+                        {
+                            final JcclException timeout = new io.jccl.JcclTimeoutException(call.describe() +
+                                " on rank " + rank + " timed out after " + group.context.timeoutMs() + " ms waiting " +
+                                "for the online tuner's next plan (rank 0 publishes it as its calls complete)");
+                            asyncError = timeout;
+                            finish(call, timeout);
+                            work++;
+                            continue;
+                        }
+                        break;
+                    }
                     work++;
                 }
                 final int done = call.execution == null ? 0 : call.execution.doWork();
@@ -254,11 +270,19 @@ final class LocalCommunicator implements Communicator
     private void finish(final Call call, final JcclException error)
     {
         queue.poll();
+        if (error != null && call.task != null && rank == 0)
+        {
+            group.online.failed(call.task, call.taskIndex, call.tunedPlan, error.getMessage());
+        }
         call.complete(error);
     }
 
     private void completeSuccessfully(final Call call)
     {
+        if (call.task != null && rank == 0)
+        {
+            group.online.record(call.task, call.taskIndex, call.tunedPlan, System.nanoTime() - call.boundNs);
+        }
         if (call.execution != null)
         {
             counters.add(call.execution.protocol(), call.execution.transport(),
@@ -273,21 +297,43 @@ final class LocalCommunicator implements Communicator
         finish(call, null);
     }
 
-    private void bind(final Call call)
+    /** @return false when the call must wait for the online tuner's next round (nothing was bound). */
+    private boolean bind(final Call call)
     {
+        final long now = System.nanoTime();
+        if (call.deadlineNs == 0)
+        {
+            call.deadlineNs = now + TimeUnit.MILLISECONDS.toNanos(group.context.timeoutMs());
+        }
+        Plan tuned = null;
+        if (group.online != null && call.count > 0 && onlineTuned(call))
+        {
+            final PlanRequest request = request(call);
+            final io.jccl.autotune.TaskKey task = group.online.key(request, call.op, group.id);
+            final long[] calls = taskCalls.computeIfAbsent(task, k -> new long[1]);
+            tuned = group.online.planFor(task, request, calls[0]);
+            if (tuned == null)
+            {
+                return false;
+            }
+            call.task = task;
+            call.taskIndex = calls[0]++;
+            call.tunedPlan = tuned;
+            tuned = runnable(tuned, call.collective);
+        }
         call.bound = true;
-        call.deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(group.context.timeoutMs());
+        call.boundNs = now;
         if (call.count == 0)
         {
-            return;
+            return true;
         }
         BoundShape bound = lastBound;
-        if (bound == null || !bound.matches(call))
+        if (bound == null || !bound.matches(call) || (tuned != null && !tuned.equals(bound.plan)))
         {
             bound = boundShapes.get(call.shape);
-            if (bound == null || !bound.matches(call))
+            if (bound == null || !bound.matches(call) || (tuned != null && !tuned.equals(bound.plan)))
             {
-                bound = bindShape(call);
+                bound = bindShape(call, tuned);
                 boundShapes.put(call.shape, bound);
             }
             lastBound = bound;
@@ -298,14 +344,23 @@ final class LocalCommunicator implements Communicator
             bound.inputElements, bound.outputElements, bound.plan.chunkBytes(), bound.planHash);
         call.execution = bound.execution;
         call.boundTo(bound);
+        return true;
+    }
+
+    /** @return true when the online tuner decides the call: no pinned algorithm, no schedule, no table line. */
+    private boolean onlineTuned(final Call call)
+    {
+        return group.tuner.constraints().algoSpec() == null && group.schedules.select(call.collective, size(),
+            call.inPlace, call.count, call.type.byteSize()) == null &&
+            (group.tuner.table() == null || group.tuner.table().lookup(request(call)) == null);
     }
 
     /** Decides everything about a call shape that does not depend on its buffers: once per shape. */
-    private BoundShape bindShape(final Call call)
+    private BoundShape bindShape(final Call call, final Plan tuned)
     {
-        final MscclSchedule schedule = group.tuner.constraints().algoSpec() != null ? null :
+        final MscclSchedule schedule = tuned != null || group.tuner.constraints().algoSpec() != null ? null :
             group.schedules.select(call.collective, size(), call.inPlace, call.count, call.type.byteSize());
-        final Plan plan = schedule == null ? plan(call) : schedulePlan(schedule);
+        final Plan plan = tuned != null ? tuned : schedule == null ? plan(call) : schedulePlan(schedule);
         final Program program = schedule != null ? schedule.program() : group.program(plan.algorithm(),
             call.collective, plan.channels(), call.collective.isRooted() ? call.root : -1);
         final RankExecution[] byConnection = executions.computeIfAbsent(program,
@@ -369,9 +424,14 @@ final class LocalCommunicator implements Communicator
 
     private Plan plan(final Call call)
     {
-        final Plan chosen = group.tuner.choose(request(call));
+        return runnable(group.tuner.choose(request(call)), call.collective);
+    }
+
+    /** @return the plan as it runs: the algorithm that runs for the collective, the chunk capped to one slot. */
+    private static Plan runnable(final Plan chosen, final Collective collective)
+    {
         final int chunkBytes = Math.min(chosen.chunkBytes(), InProcessTransport.slotLength(chosen.protocol()));
-        return new Plan(Generators.effective(chosen.algorithm(), call.collective), chosen.protocol(),
+        return new Plan(Generators.effective(chosen.algorithm(), collective), chosen.protocol(),
             chosen.transport(), chosen.channels(), chosen.threads(), chunkBytes);
     }
 

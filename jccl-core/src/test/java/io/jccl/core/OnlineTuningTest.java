@@ -1,0 +1,120 @@
+package io.jccl.core;
+
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.HostBuffer;
+import io.jccl.JcclInvalidArgumentException;
+import io.jccl.Plan;
+import io.jccl.ReduceOp;
+import io.jccl.Stream;
+import io.jccl.Work;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code JCCL_TUNER=auto}: the online search runs on the job's own calls, every rank runs the same plan for the
+ * same call whatever each rank's timing, results stay exact, and the search tries several plans and then settles.
+ */
+@Timeout(120)
+class OnlineTuningTest
+{
+    private static final int RANKS = 2;
+    private final List<String> properties = new ArrayList<>();
+
+    @AfterEach
+    void clearProperties()
+    {
+        properties.forEach(System::clearProperty);
+    }
+
+    private void set(final String variable, final String value)
+    {
+        final String property = variable.toLowerCase().replace('_', '.');
+        properties.add(property);
+        System.setProperty(property, value);
+    }
+
+    @Test
+    void shouldRunTheSamePlansInLockStepWithExactResultsWhenRanksRunAtRandomSpeeds() throws Exception
+    {
+        set("JCCL_TUNER_HOLD", "2");
+        set("JCCL_TUNER_BUDGET", "60");
+        final int calls = 150;
+        final long count = 16 * 1024;
+        final Communicator[] comms = Jccl.initAll(new Context().tunerMode(Context.TunerMode.AUTO), RANKS);
+        final List<List<Plan>> plans = new ArrayList<>();
+        final ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
+        final Thread[] threads = new Thread[RANKS];
+        for (int r = 0; r < RANKS; r++)
+        {
+            final List<Plan> mine = new ArrayList<>();
+            plans.add(mine);
+            final Communicator comm = comms[r];
+            threads[r] = new Thread(() ->
+            {
+                try
+                {
+                    final Random random = new Random(comm.rank());
+                    final HostBuffer send = HostBuffer.allocate(count * 4);
+                    final HostBuffer recv = HostBuffer.allocate(count * 4);
+                    for (int call = 0; call < calls; call++)
+                    {
+                        for (int i = 0; i < count; i++)
+                        {
+                            send.byteBuffer().putFloat(i * 4, comm.rank() + call);
+                        }
+                        final Work work = comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM,
+                            Stream.DEFAULT);
+                        work.join();
+                        final float expected = 2 * call + 1;
+                        assertEquals(expected, recv.byteBuffer().getFloat(0), "call " + call);
+                        assertEquals(expected, recv.byteBuffer().getFloat((int)(count * 4 - 4)), "call " + call);
+                        mine.add(work.plan());
+                        if (random.nextInt(10) == 0)
+                        {
+                            Thread.sleep(random.nextInt(3));
+                        }
+                    }
+                }
+                catch (final Throwable ex)
+                {
+                    failures.add(ex);
+                }
+            }, "rank-" + r);
+            threads[r].start();
+        }
+        for (final Thread t : threads)
+        {
+            t.join();
+        }
+        for (final Communicator c : comms)
+        {
+            c.close();
+        }
+        assertTrue(failures.isEmpty(), () -> failures.peek().toString());
+        assertEquals(plans.get(0), plans.get(1), "every rank ran the same plan for every call");
+        assertTrue(new HashSet<>(plans.get(0)).size() > 1, "the search tried several plans: " + plans.get(0));
+        final Plan last = plans.get(0).get(calls - 1);
+        assertEquals(last, plans.get(0).get(calls - 2), "settled by the end of the budget");
+    }
+
+    @Test
+    void shouldNameTheVariableWhenTheTunerIsUnknown()
+    {
+        set("JCCL_TUNER", "fastest");
+        final JcclInvalidArgumentException ex = assertThrows(JcclInvalidArgumentException.class,
+            () -> Jccl.initAll(new Context(), 2));
+        assertTrue(ex.getMessage().contains("JCCL_TUNER") && ex.getMessage().contains("auto"), ex.getMessage());
+    }
+}
