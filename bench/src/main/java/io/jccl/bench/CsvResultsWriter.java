@@ -101,14 +101,6 @@ public final class CsvResultsWriter implements ResultsWriter
 
     private void write(final String text)
     {
-        try
-        {
-            out.write(text);
-            out.flush();
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
+        ResultsWriter.writeFlushed(out, text);
     }
 }

@@ -120,14 +120,6 @@ public final class JsonResultsWriter implements ResultsWriter
 
     private void write(final String text)
     {
-        try
-        {
-            out.write(text);
-            out.flush();
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
+        ResultsWriter.writeFlushed(out, text);
     }
 }

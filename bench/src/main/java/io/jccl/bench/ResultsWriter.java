@@ -31,4 +31,24 @@ public interface ResultsWriter extends AutoCloseable
      */
     @Override
     void close();
+
+    /**
+     * Writes and flushes, so a run that stops leaves every record written so far.
+     *
+     * @param out  the file.
+     * @param text what to write.
+     * @throws UncheckedIOException if the file cannot be written.
+     */
+    static void writeFlushed(final java.io.Writer out, final String text)
+    {
+        try
+        {
+            out.write(text);
+            out.flush();
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new java.io.UncheckedIOException(ex);
+        }
+    }
 }

@@ -30,19 +30,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class OnlineTuningTest
 {
     private static final int RANKS = 2;
-    private final List<String> properties = new ArrayList<>();
+    private final SystemSettings settings = new SystemSettings();
 
     @AfterEach
     void clearProperties()
     {
-        properties.forEach(System::clearProperty);
+        settings.clear();
     }
 
     private void set(final String variable, final String value)
     {
-        final String property = variable.toLowerCase().replace('_', '.');
-        properties.add(property);
-        System.setProperty(property, value);
+        settings.set(variable, value);
     }
 
     @Test

@@ -22,8 +22,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -41,19 +39,17 @@ class PlanOverrideTest
 {
     private static final int RANKS = 3;
     private static final long COUNT = 4096;
-    private final List<String> properties = new ArrayList<>();
+    private final SystemSettings settings = new SystemSettings();
 
     @AfterEach
     void clearProperties()
     {
-        properties.forEach(System::clearProperty);
+        settings.clear();
     }
 
     private void set(final String variable, final String value)
     {
-        final String property = variable.toLowerCase().replace('_', '.');
-        properties.add(property);
-        System.setProperty(property, value);
+        settings.set(variable, value);
     }
 
     @Test
