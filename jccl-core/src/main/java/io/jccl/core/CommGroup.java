@@ -39,6 +39,8 @@ final class CommGroup
     final OnlineTuner online;
     /** Distinguishes this communicator's tasks from other communicators' in the online tuner. */
     final long id = NEXT_ID.incrementAndGet();
+    /** Rank 0's trials as CSV ({@code JCCL_TUNER_TRACE}), or null; written only by rank 0's driving thread. */
+    java.io.BufferedWriter trace;
     final ScheduleRegistry schedules;
     private final LocalCommunicator[] communicators;
     private final ConcurrentHashMap<Long, Program> programs = new ConcurrentHashMap<>();
@@ -64,6 +66,7 @@ final class CommGroup
         tuner.warnings().forEach(w -> LOG.warn("jccl WARN {}", w));
         this.online = context.tunerMode() == Context.TunerMode.AUTO ? OnlineTuning.create(context, tuner, topology) :
             null;
+        this.trace = online == null ? null : OnlineTuning.openTrace(context.tunerTraceFile());
         this.schedules = ScheduleRegistry.load(context.scheduleFiles());
         this.communicators = new LocalCommunicator[topology.ranks()];
         this.open = new AtomicInteger(localRanks.length);
@@ -184,7 +187,7 @@ final class CommGroup
             transport.close();
             if (online != null)
             {
-                OnlineTuning.close(context, online, topology);
+                OnlineTuning.close(context, online, topology, trace);
             }
             onLastClose.run();
         }

@@ -47,6 +47,8 @@ public final class Context
     public static final int CHUNK_SIZE_DEFAULT = 128 * 1024;
     /** Which tuner decides unpinned plans: {@code model}, {@code table} or {@code auto} (the online search). */
     public static final String TUNER_PROP_NAME = "JCCL_TUNER";
+    /** With {@code JCCL_TUNER=auto}: a CSV file that receives every trial (task, call, plan, ns, outcome). */
+    public static final String TUNER_TRACE_PROP_NAME = "JCCL_TUNER_TRACE";
     /** A CSV table in the format of NCCL's example tuner plugin. */
     public static final String TUNER_CONFIG_FILE_PROP_NAME = "JCCL_TUNER_CONFIG_FILE";
     /** MSCCL XML schedules to register: files or directories (every {@code *.xml} in them), ':' or ',' separated. */
@@ -64,6 +66,7 @@ public final class Context
     private String chunk = setting(CHUNK_SIZE_PROP_NAME);
     private Path tunerConfigFile = pathSetting(TUNER_CONFIG_FILE_PROP_NAME);
     private String tuner = setting(TUNER_PROP_NAME);
+    private Path tunerTraceFile = pathSetting(TUNER_TRACE_PROP_NAME);
     private Calibration calibration;
     private boolean debugInfo = "INFO".equalsIgnoreCase(setting(DEBUG_PROP_NAME)) ||
         "TRACE".equalsIgnoreCase(setting(DEBUG_PROP_NAME));
@@ -268,6 +271,22 @@ public final class Context
     public Context tunerMode(final TunerMode mode)
     {
         this.tuner = mode == null ? null : mode.name();
+        return this;
+    }
+
+    /** @return the file every online-tuner trial is written to, or null. */
+    public Path tunerTraceFile()
+    {
+        return tunerTraceFile;
+    }
+
+    /**
+     * @param file the CSV file every online-tuner trial is written to (rank 0's calls; replaced), or null for none.
+     * @return this.
+     */
+    public Context tunerTraceFile(final Path file)
+    {
+        this.tunerTraceFile = file;
         return this;
     }
 

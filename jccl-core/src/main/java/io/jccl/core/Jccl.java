@@ -112,6 +112,22 @@ public final class Jccl
         return connect(context, env.rank(), env.size(), env.uniqueId());
     }
 
+    /**
+     * @param communicator a communicator of this process.
+     * @return the online tuner's tasks of its group ({@code JCCL_TUNER=auto}): trials, baseline and best plans and
+     *         times; empty when the online tuner is off.
+     * @throws JcclInvalidArgumentException if the communicator is not jccl's.
+     */
+    public static java.util.List<io.jccl.autotune.TaskReport> tunerReports(final Communicator communicator)
+    {
+        if (!(communicator instanceof LocalCommunicator))
+        {
+            throw new JcclInvalidArgumentException("communicator " + communicator + " was not made by jccl");
+        }
+        final io.jccl.autotune.OnlineTuner online = ((LocalCommunicator)communicator).onlineTuner();
+        return online == null ? java.util.List.of() : online.reports();
+    }
+
     /** Starts a group (NCCL's {@code ncclGroupStart}); groups nest, and calls start at the outermost end. */
     public static void groupStart()
     {

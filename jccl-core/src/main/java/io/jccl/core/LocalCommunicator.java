@@ -273,6 +273,11 @@ final class LocalCommunicator implements Communicator
         if (error != null && call.task != null && rank == 0)
         {
             group.online.failed(call.task, call.taskIndex, call.tunedPlan, error.getMessage());
+            if (group.trace != null)
+            {
+                group.trace = OnlineTuning.trace(group.trace, call.task, call.taskIndex, call.tunedPlan,
+                    System.nanoTime() - call.boundNs, "failed");
+            }
         }
         call.complete(error);
     }
@@ -281,7 +286,12 @@ final class LocalCommunicator implements Communicator
     {
         if (call.task != null && rank == 0)
         {
-            group.online.record(call.task, call.taskIndex, call.tunedPlan, System.nanoTime() - call.boundNs);
+            final long nanos = System.nanoTime() - call.boundNs;
+            group.online.record(call.task, call.taskIndex, call.tunedPlan, nanos);
+            if (group.trace != null)
+            {
+                group.trace = OnlineTuning.trace(group.trace, call.task, call.taskIndex, call.tunedPlan, nanos, "ok");
+            }
         }
         if (call.execution != null)
         {
@@ -454,6 +464,12 @@ final class LocalCommunicator implements Communicator
         }
         final HostBuffer host = (HostBuffer)buffer;
         return BufferUtil.address(host.byteBuffer()) + host.offset();
+    }
+
+    /** @return the group's online tuner, or null. */
+    io.jccl.autotune.OnlineTuner onlineTuner()
+    {
+        return group.online;
     }
 
     /** @return what the connectors of this rank's group did (for tests and diagnostics). */

@@ -19,6 +19,9 @@ import java.util.Map;
  */
 final class OnlineTuning
 {
+    /** The header of the trace CSV. */
+    static final String TRACE_HEADER = "task,call,plan,ns,outcome";
+
     private static final Logger LOG = LoggerFactory.getLogger("io.jccl");
     private static final String[] VARIABLES = {
         OnlineTunerConfig.HOLD_ENV, OnlineTunerConfig.WARMUP_ENV, OnlineTunerConfig.BUDGET_ENV,
@@ -49,8 +52,20 @@ final class OnlineTuning
         return tuner;
     }
 
-    static void close(final Context context, final OnlineTuner tuner, final Topology topology)
+    static void close(final Context context, final OnlineTuner tuner, final Topology topology,
+        final java.io.BufferedWriter trace)
     {
+        if (trace != null)
+        {
+            try
+            {
+                trace.close();
+            }
+            catch (final java.io.IOException ex)
+            {
+                LOG.warn("jccl WARN the tuner trace could not be closed: {}", ex.toString());
+            }
+        }
         if (context.debugInfo())
         {
             for (final TaskReport report : tuner.reports())
@@ -61,6 +76,47 @@ final class OnlineTuning
         if (tuner.config().saveFile() != null)
         {
             tuner.save(tuner.config().saveFile(), fingerprint(topology));
+        }
+    }
+
+    /**
+     * @param file the trace file, or null for none.
+     * @return a writer with the header written, or null.
+     */
+    static java.io.BufferedWriter openTrace(final java.nio.file.Path file)
+    {
+        if (file == null)
+        {
+            return null;
+        }
+        try
+        {
+            final java.io.BufferedWriter trace = Files.newBufferedWriter(file);
+            trace.write(TRACE_HEADER);
+            trace.newLine();
+            return trace;
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new io.jccl.JcclInvalidArgumentException(Context.TUNER_TRACE_PROP_NAME + "=" + file +
+                " cannot be written: " + ex.getMessage());
+        }
+    }
+
+    /** Appends one trial to the trace; a failing disk ends the trace, never the call. */
+    static java.io.BufferedWriter trace(final java.io.BufferedWriter trace, final io.jccl.autotune.TaskKey task,
+        final long call, final io.jccl.Plan plan, final long nanos, final String outcome)
+    {
+        try
+        {
+            trace.write(task.canonical() + ',' + call + ',' + plan.id() + ',' + nanos + ',' + outcome);
+            trace.newLine();
+            return trace;
+        }
+        catch (final java.io.IOException ex)
+        {
+            LOG.warn("jccl WARN the tuner trace stopped: {}", ex.toString());
+            return null;
         }
     }
 

@@ -8,9 +8,14 @@ import io.jccl.Plan;
 import io.jccl.ReduceOp;
 import io.jccl.Stream;
 import io.jccl.Work;
+import io.jccl.autotune.TaskReport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -44,13 +49,16 @@ class OnlineTuningTest
     }
 
     @Test
-    void shouldRunTheSamePlansInLockStepWithExactResultsWhenRanksRunAtRandomSpeeds() throws Exception
+    void shouldRunTheSamePlansInLockStepWithExactResultsWhenRanksRunAtRandomSpeeds(@TempDir final Path dir)
+        throws Exception
     {
         set("JCCL_TUNER_HOLD", "2");
         set("JCCL_TUNER_BUDGET", "60");
         final int calls = 150;
         final long count = 16 * 1024;
-        final Communicator[] comms = Jccl.initAll(new Context().tunerMode(Context.TunerMode.AUTO), RANKS);
+        final Path traceFile = dir.resolve("trace.csv");
+        final Communicator[] comms = Jccl.initAll(new Context().tunerMode(Context.TunerMode.AUTO)
+            .tunerTraceFile(traceFile), RANKS);
         final List<List<Plan>> plans = new ArrayList<>();
         final ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
         final Thread[] threads = new Thread[RANKS];
@@ -96,11 +104,23 @@ class OnlineTuningTest
         {
             t.join();
         }
+        final List<TaskReport> reports = Jccl.tunerReports(comms[0]);
         for (final Communicator c : comms)
         {
             c.close();
         }
         assertTrue(failures.isEmpty(), () -> failures.peek().toString());
+        assertEquals(1, reports.size(), "one task: " + reports);
+        assertTrue(reports.get(0).state().converged(), reports.get(0).line());
+        final List<String> trace = Files.readAllLines(traceFile);
+        assertEquals("task,call,plan,ns,outcome", trace.get(0));
+        assertEquals(calls, trace.size() - 1, "every call of rank 0 traced");
+        for (int call = 0; call < calls; call++)
+        {
+            final String[] fields = trace.get(call + 1).split(",");
+            assertEquals(Integer.toString(call), fields[1]);
+            assertEquals("ok", fields[4]);
+        }
         assertEquals(plans.get(0), plans.get(1), "every rank ran the same plan for every call");
         assertTrue(new HashSet<>(plans.get(0)).size() > 1, "the search tried several plans: " + plans.get(0));
         final Plan last = plans.get(0).get(calls - 1);
