@@ -46,12 +46,14 @@ final class CommGroup
     private final ConcurrentHashMap<Long, Program> programs = new ConcurrentHashMap<>();
     private final AtomicInteger open;
     private final Runnable onLastClose;
+    private final Runnable onAbort;
     private volatile JcclException failure;
 
     private CommGroup(final Context context, final Topology topology, final int[] localRanks,
         final InProcessTransport transport, final PlanConstraints constraints, final Calibration calibration,
-        final Runnable onLastClose)
+        final Runnable onLastClose, final Runnable onAbort)
     {
+        this.onAbort = onAbort;
         this.context = context;
         this.topology = topology;
         this.transport = transport;
@@ -98,7 +100,7 @@ final class CommGroup
         final int[] all = new int[nRanks];
         java.util.Arrays.setAll(all, r -> r);
         return new CommGroup(context, Topology.singleProcess(nRanks), all, new InProcessTransport(),
-            context.constraints(), context.calibration(), () -> { });
+            context.constraints(), context.calibration(), () -> { }, () -> { });
     }
 
     /**
@@ -108,10 +110,12 @@ final class CommGroup
      * @param transport   connections, shared FIFO files to other processes.
      * @param calibration the cost model's constants, the same in every process.
      * @param onLastClose run when the last local rank closes (the bootstrap's end).
+     * @param onAbort     run when a local rank aborts, so peers in other processes hear of it at once.
      * @return this process's part of a communicator whose ranks live in several processes of one host.
      */
     static CommGroup createShared(final Context context, final Topology topology, final int[] localRanks,
-        final InProcessTransport transport, final Calibration calibration, final Runnable onLastClose)
+        final InProcessTransport transport, final Calibration calibration, final Runnable onLastClose,
+        final Runnable onAbort)
     {
         HostDevice.checkJvmFlags();
         PlanConstraints constraints = context.constraints();
@@ -130,7 +134,8 @@ final class CommGroup
                 constraints.transport().lowerName() + " cannot connect ranks in different processes; valid " +
                 "between processes of one host: shm");
         }
-        return new CommGroup(context, topology, localRanks, transport, constraints, calibration, onLastClose);
+        return new CommGroup(context, topology, localRanks, transport, constraints, calibration, onLastClose,
+            onAbort);
     }
 
     /** @return this process's communicators, by rank. */
@@ -152,6 +157,12 @@ final class CommGroup
             (root & 0xFFFF_FFFFL);
         return programs.computeIfAbsent(key, k ->
             Generators.generate(algorithm, collective, topology, channels, root));
+    }
+
+    /** Tells ranks in other processes that this process's ranks are gone (after an abort). */
+    void abortPeers()
+    {
+        onAbort.run();
     }
 
     /** @return the failure that broke every rank, or null. */

@@ -489,6 +489,7 @@ final class LocalCommunicator implements Communicator
     public void abort()
     {
         group.fail(new JcclAbortedException("communicator aborted by rank " + rank));
+        group.abortPeers();
         ProgressEngine.INSTANCE.progress();
     }
 

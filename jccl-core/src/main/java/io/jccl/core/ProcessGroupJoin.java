@@ -62,7 +62,7 @@ final class ProcessGroupJoin
             final InProcessTransport transport = new InProcessTransport(r -> r == rank,
                 SharedMemoryDevice.INSTANCE.directory(), sharedPrefix(id), context.timeoutMs());
             group = CommGroup.createShared(context, Topology.of(hosts, processes), new int[] {rank}, transport,
-                calibration, bootstrap::close);
+                calibration, bootstrap::close, bootstrap::abort);
             checkSameSettings(bootstrap, group, rank);
             bootstrap.onPeerFailure(group::fail);
             if (context.debugInfo())

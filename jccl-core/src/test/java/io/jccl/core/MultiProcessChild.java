@@ -36,7 +36,7 @@ public final class MultiProcessChild
      *             {@code loop}: AllReduce 64 MiB until a call fails, print {@code READY} after the first, exit 3 with
      *             the error on stdout. {@code steady}: 20 AllReduce of 64 MiB, {@code READY} after the first, exit 0
      *             when every result is exact. {@code mismatch}: rank 0 calls AllReduce, the others AllGather; exit 3
-     *             with the error on stdout.
+     *             with the error on stdout. {@code abort}: one small AllReduce, then {@code abort()} and exit 0.
      */
     public static void main(final String[] args)
     {
@@ -51,6 +51,7 @@ public final class MultiProcessChild
             case "loop" -> loopUntilBroken(comm, Long.MAX_VALUE);
             case "steady" -> loopUntilBroken(comm, 20);
             case "mismatch" -> mismatch(comm);
+            case "abort" -> abortAfterOneCall(comm);
             default ->
             {
             }
@@ -98,6 +99,16 @@ public final class MultiProcessChild
         }
         comm.close();
         System.out.println("rank " + comm.rank() + " OK");
+        System.exit(0);
+    }
+
+    private static void abortAfterOneCall(final Communicator comm)
+    {
+        final HostBuffer buffer = HostBuffer.allocate(4096);
+        comm.allReduce(buffer, buffer, 1024, DataType.FLOAT32, ReduceOp.SUM);
+        System.out.println("READY");
+        System.out.flush();
+        comm.abort();
         System.exit(0);
     }
 

@@ -167,6 +167,33 @@ class MultiProcessTest
         }
     }
 
+    @Test
+    @Timeout(120)
+    void shouldFailThePeerProcessAtOnceNamingTheRankWhenARankAborts() throws Exception
+    {
+        final UniqueId id = UniqueId.create("127.0.0.1", freePort());
+        // rank 0 loops on 64 MiB AllReduce with a 100 s deadline; rank 1 aborts after its first (small) call, so
+        // rank 0's first 64 MiB call waits on a rank that will never come: only the abort can end it in time
+        final Process looping = start(0, 2, id, "loop", "100000");
+        final Process aborting = start(1, 2, id, "abort");
+        final BufferedReader out = new BufferedReader(new InputStreamReader(looping.getInputStream()));
+        try
+        {
+            final long startNs = System.nanoTime();
+            final String broken = firstLineStartingWith(out, "BROKEN");
+            assertTrue(broken.contains("rank 1"), broken);
+            assertTrue(System.nanoTime() - startNs < TimeUnit.SECONDS.toNanos(60), "long before the 100 s deadline");
+            assertTrue(aborting.waitFor(60, TimeUnit.SECONDS));
+            assertTrue(looping.waitFor(60, TimeUnit.SECONDS));
+            assertEquals(3, looping.exitValue());
+        }
+        finally
+        {
+            looping.destroyForcibly();
+            aborting.destroyForcibly();
+        }
+    }
+
     private static void signal(final String signal, final Process process) throws Exception
     {
         assertEquals(0, new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start().waitFor());

@@ -343,6 +343,15 @@ public final class Bootstrap implements AutoCloseable
         stop(onWatcher);
     }
 
+    /**
+     * Leaves without a goodbye, as a crash would: every peer's failure listener hears that this rank is gone (used
+     * by {@code abort()}, so ranks in other processes fail at once instead of at their deadline).
+     */
+    public void abort()
+    {
+        crashForTest();
+    }
+
     /** Ends like a crashed process: closes every connection at once, without a goodbye. */
     void crashForTest()
     {
