@@ -10,6 +10,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,11 +21,11 @@ import java.util.Map;
  * The flags of the tools: nccl-tests' own letters, long names and defaults ({@code src/common.cu}), then jccl's,
  * under their own headings in {@code -h}: the plan knobs ({@code --algo}, {@code --proto}, {@code --transport},
  * {@code --nchannels}, {@code --min-nchannels}, {@code --max-nchannels}, {@code --block-threads}, {@code --chunk},
- * {@code --tuner}, {@code --tuner-config}), each setting one {@code JCCL_*} variable of the {@link Context} (a flag
- * not given leaves the variable in force), and {@code --sweep}, {@code --timeout-ms}, {@code --schedule},
- * {@code --csv}, {@code --[no-]progress}, {@code --jit-warmup-ms}. nccl-tests' {@code -J/--output_file} (alias
- * {@code --json}) writes the JSON result file. Sizes take K, M and G suffixes; integers take C notation
- * ({@code 0x10}).
+ * {@code --tuner}, {@code --tuner-config}, {@code --trace}), each setting one {@code JCCL_*} variable of the
+ * {@link Context} (a flag not given leaves the variable in force), and {@code --sweep}, {@code --timeout-ms},
+ * {@code --schedule}, {@code --csv}, {@code --[no-]progress}, {@code --jit-warmup-ms}, {@code --tune-iters},
+ * {@code --load}. nccl-tests' {@code -J/--output_file} (alias {@code --json}) writes the JSON result file. Sizes take
+ * K, M and G suffixes; integers take C notation ({@code 0x10}).
  * <p>
  * {@link #validate()} rejects a bad value before any rank starts, naming its flag (or sweep key): each knob value is
  * set on a {@link Context} of its own and checked by {@link Context#constraints()}, then the context of every pass
@@ -58,6 +59,8 @@ public final class BenchOptions
     public static final String JIT_WARMUP_MS_PROP_NAME = "jccl.bench.jitWarmupMs";
     /** The default of {@code --jit-warmup-ms}, in milliseconds. */
     public static final long JIT_WARMUP_MS_DEFAULT = 500;
+    /** The default of {@code --tune-iters} is the online tuner's budget plus this many calls. */
+    public static final int TUNE_ITERS_MARGIN = 50;
     /** nccl-tests' type order for {@code -d all} (ncclDataType_t order). */
     private static final List<DataType> ALL_TYPES = List.of(DataType.values());
     /** nccl-tests' operator names for {@code -o all}, in its order. */
@@ -176,6 +179,7 @@ public final class BenchOptions
     private JcclFlags jccl = new JcclFlags();
 
     private Sweep parsedSweep;
+    private ComputeLoad.Spec parsedLoad;
     /** This process's rank among {@link #processCount} processes of one rank each (a launcher's), else 0. */
     private int processRank;
     /** The processes of a multi-process run, 1 when every rank runs in this one. */
@@ -217,6 +221,18 @@ public final class BenchOptions
                 "that the JIT has compiled the call path (cold, the first sizes time 10-50x slower); 0 disables " +
                 "(default: " + JIT_WARMUP_MS_DEFAULT + ")")
         private long jitWarmupMs;
+
+        @Option(names = "--tune-iters", converter = LongConverter.class, paramLabel = "<calls>", order = 7,
+            description = "with --tuner auto: before timing each size, run it untimed until the online tuner's task " +
+                "for it has converged, at most this many calls, and sum up default against tuned plans at the end; " +
+                "0 skips the tuning (default: JCCL_TUNER_BUDGET + " + TUNE_ITERS_MARGIN + ")")
+        private Long tuneIters;
+
+        @Option(names = ComputeLoad.FLAG, paramLabel = "<matmul:THREADS>", order = 8,
+            description = "run a steady compute load in this process beside the collectives: THREADS daemon " +
+                "threads each multiplying " + ComputeLoad.MATRIX_DIM + "x" + ComputeLoad.MATRIX_DIM + " float " +
+                "matrices in a loop, from before the first size to the end of the run")
+        private String load;
     }
 
 
@@ -274,6 +290,8 @@ public final class BenchOptions
         validateProcesses();
         validateSweep();
         validateContexts();
+        validateTuning();
+        parsedLoad = jccl.load == null ? null : ComputeLoad.Spec.parse(jccl.load);
     }
 
     /**
@@ -369,6 +387,71 @@ public final class BenchOptions
                 throw new IllegalArgumentException("jccl settings " + (pass.isDefault() ? "" : "of sweep " +
                     "combination " + pass.label() + " ") + "(flags over the JCCL_* environment): " + ex.getMessage(),
                     ex);
+            }
+        }
+    }
+
+    /**
+     * The online tuner's flags: {@code --trace} and {@code --tune-iters} need it, a multi-process run cannot have it
+     * (jccl-core refuses it across processes: refused here before any process connects), a sweep's passes would
+     * replace one another's trace, and its {@code JCCL_TUNER_*} settings must be valid.
+     */
+    private void validateTuning()
+    {
+        final boolean online;
+        try
+        {
+            online = onlineTuning();
+        }
+        catch (final JcclException ex)
+        {
+            throw new IllegalArgumentException("jccl settings (flags over the JCCL_* environment): " +
+                ex.getMessage(), ex);
+        }
+        final Path trace = knobs.trace();
+        if (online && processCount > 1)
+        {
+            throw new IllegalArgumentException("--tuner auto (or JCCL_TUNER=auto) with " + processCount +
+                " processes: jccl's online tuner needs every rank in one process; run the ranks as threads of one " +
+                "process (-g N, without --nprocs or a launcher), or give --tuner model or table");
+        }
+        if (trace != null && !online)
+        {
+            throw new IllegalArgumentException("--trace " + trace + " needs --tuner auto (or JCCL_TUNER=auto): the " +
+                "trace holds the online tuner's trials");
+        }
+        if (jccl.tuneIters != null && !online)
+        {
+            throw new IllegalArgumentException("--tune-iters " + jccl.tuneIters + " needs --tuner auto (or " +
+                "JCCL_TUNER=auto): it runs each size until the online tuner has converged");
+        }
+        if (jccl.tuneIters != null)
+        {
+            nonNegative(jccl.tuneIters, "--tune-iters");
+        }
+        if (trace != null && jccl.sweep != null)
+        {
+            throw new IllegalArgumentException("--trace and " + Sweep.FLAG + " together: every combination's ranks " +
+                "would replace " + trace + " with their own trials; trace one run without " + Sweep.FLAG);
+        }
+        if (trace != null)
+        {
+            final Path directory = trace.toAbsolutePath().getParent();
+            if (directory == null || !Files.isDirectory(directory))
+            {
+                throw new IllegalArgumentException("--trace " + trace + ": the directory " + directory +
+                    " does not exist");
+            }
+        }
+        if (online)
+        {
+            try
+            {
+                JcclCommunicatorFactory.onlineTunerConfig();
+            }
+            catch (final JcclException ex)
+            {
+                throw new IllegalArgumentException("online tuner settings: " + ex.getMessage(), ex);
             }
         }
     }
@@ -679,6 +762,45 @@ public final class BenchOptions
     public long jitWarmupMs()
     {
         return jccl.jitWarmupMs;
+    }
+
+    /**
+     * @return true when the online tuner decides the plans: {@code --tuner auto}, or {@code JCCL_TUNER=auto} in the
+     *         environment without a {@code --tuner} flag.
+     * @throws io.jccl.JcclInvalidArgumentException naming {@code JCCL_TUNER} when its value is not a tuner.
+     */
+    public boolean onlineTuning()
+    {
+        return JcclCommunicatorFactory.context(this).tunerMode() == Context.TunerMode.AUTO;
+    }
+
+    /** @return {@code --trace}: the file of the online tuner's trials, or null. */
+    public Path traceFile()
+    {
+        return knobs.trace();
+    }
+
+    /**
+     * @return {@code --tune-iters}: the most untimed calls per size before it is timed, when the online tuner decides
+     *         the plans; by default its budget ({@code JCCL_TUNER_BUDGET}) plus {@value #TUNE_ITERS_MARGIN}.
+     */
+    public long tuneIters()
+    {
+        if (jccl.tuneIters != null)
+        {
+            return jccl.tuneIters;
+        }
+        return JcclCommunicatorFactory.onlineTunerConfig().budgetCalls() + (long)TUNE_ITERS_MARGIN;
+    }
+
+    /** @return {@code --load}, or null for none (parsed by {@link #validate()}). */
+    public ComputeLoad.Spec load()
+    {
+        if (parsedLoad == null && jccl.load != null)
+        {
+            parsedLoad = ComputeLoad.Spec.parse(jccl.load);
+        }
+        return parsedLoad;
     }
 
     private static void positive(final long value, final String flag)

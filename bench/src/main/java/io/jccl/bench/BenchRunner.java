@@ -2,12 +2,15 @@ package io.jccl.bench;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
 import io.jccl.Buffer;
+import io.jccl.Collective;
 import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.HostBuffer;
 import io.jccl.ReduceOp;
 import io.jccl.Stream;
 import io.jccl.Work;
+import io.jccl.autotune.TaskKey;
+import io.jccl.autotune.TaskReport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +44,13 @@ import java.util.function.Consumer;
  * <p>
  * Before the first timed size of a pass, {@code --jit-warmup-ms} runs untimed calls for about that long, so that the
  * JIT has compiled the call path before the table starts (a JVM matter: nccl-tests has no such step).
+ * <p>
+ * With the online tuner ({@code --tuner auto}), each size first runs untimed, out of place, until the tuner's task
+ * for it has converged or {@code --tune-iters} calls were made, so that the row times the converged plan (its plan
+ * column shows it); after the table, a {@link TuningSummary} compares each size's default and tuned plans. The JIT
+ * warm-up then runs on ranks of its own with the tuner off ({@link CommunicatorFactory#createForWarmUp}), so that no
+ * task's trials are timed on a cold JIT. With {@code --load}, a {@link ComputeLoad} runs beside the collectives from
+ * before the first size to the end.
  * <p>
  * In a multi-process run ({@link BenchOptions#processes}) this process runs one of the ranks: its buffers are that
  * rank's, its data pattern and checks are for that rank, and the ranks agree on times, wrong-element counts and
@@ -77,8 +87,14 @@ public final class BenchRunner
     /** True in the process that runs rank 0, which alone reports what every process would report alike. */
     private final boolean lead;
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    /** True when the online tuner decides the plans: each size is tuned before it is timed. */
+    private final boolean onlineTuning;
+    /** Written by thread 0 only: a tuning entry per row of the first cycle, for the summary. */
+    private final List<TuningSummary.Entry> tuning = new ArrayList<>();
     private long maxBytes;
     private Communicator[] comms;
+    /** The ranks of the JIT warm-up when the online tuner decides the run's plans, until thread 0 closes them. */
+    private volatile Communicator[] warmComms;
     private HostBuffer[] sendAllocs;
     private HostBuffer[] recvAllocs;
     private Stream[] streams;
@@ -126,6 +142,7 @@ public final class BenchRunner
         this.localRanks = options.localRanks();
         this.lead = options.processRank() == 0;
         this.maxBytes = options.maxBytes();
+        this.onlineTuning = options.onlineTuning();
     }
 
     /**
@@ -149,6 +166,11 @@ public final class BenchRunner
             nThreads, nGpus, ProcessHandle.current().pid(), factory.describe());
         try
         {
+            if (onlineTuning && options.jitWarmupMs() > 0 && options.minBytes() <= maxBytes)
+            {
+                // the warm-up's calls run on a cold JIT: as trials they would score the tasks' first plans too slow
+                warmComms = factory.createForWarmUp(options, combination, nRanks);
+            }
             sync = factory.sync(nThreads, comms);
             printPreamble();
             warnAboutCompatibilityFlags();
@@ -158,7 +180,19 @@ public final class BenchRunner
                 out.println(line);
             }
             out.flush();
-            final Worker[] workers = runWorkers();
+            final Worker[] workers;
+            final ComputeLoad load = options.load() == null ? null : ComputeLoad.start(options.load());
+            try
+            {
+                workers = runWorkers();
+            }
+            finally
+            {
+                if (load != null)
+                {
+                    load.close();
+                }
+            }
             return finish(workers);
         }
         finally
@@ -209,6 +243,16 @@ public final class BenchRunner
                     "declares; running it anyway, so that the #wrong columns show it: " + schedule.verdict());
                 err.flush();
             }
+        }
+        final ComputeLoad.Spec load = options.load();
+        if (load != null)
+        {
+            out.println("# Load: " + load.describe() + " in this process, beside the collectives");
+        }
+        if (onlineTuning)
+        {
+            out.println("# Online tuning: each size runs untimed until its tuner task converges, at most " +
+                options.tuneIters() + " calls (--tune-iters), then is timed; summary after the table");
         }
         if (maxBytes > limit)
         {
@@ -356,6 +400,13 @@ public final class BenchRunner
         out.println(TableFormatter.outOfBoundsLine(errors));
         out.println(TableFormatter.avgBusBandwidthLine(avgBusBw, minBusBw));
         out.println("#");
+        if (onlineTuning)
+        {
+            for (final String line : new TuningSummary(tool, nRanks, tuning).lines())
+            {
+                out.println(line);
+            }
+        }
         out.println();
         out.flush();
         return errors != 0 || (minBusBw >= 0 && avgBusBw < minBusBw * 0.9) ? EXIT_FAILURE : EXIT_OK;
@@ -413,7 +464,13 @@ public final class BenchRunner
             {
                 sync.abort();
             }
-            for (final Communicator comm : comms)
+            final Communicator[] warm = warmComms;
+            final List<Communicator> all = new ArrayList<>(List.of(comms));
+            if (warm != null)
+            {
+                all.addAll(List.of(warm));
+            }
+            for (final Communicator comm : all)
             {
                 try
                 {
@@ -427,8 +484,31 @@ public final class BenchRunner
         }
     }
 
+    /** Closes the JIT warm-up's ranks, if any are open: thread 0 once every thread has warmed up, or at the end. */
+    private void closeWarmComms()
+    {
+        final Communicator[] warm = warmComms;
+        warmComms = null;
+        if (warm == null)
+        {
+            return;
+        }
+        for (final Communicator comm : warm)
+        {
+            try
+            {
+                comm.close();
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.debug("closing warm-up rank {} failed", comm.rank(), ex);
+            }
+        }
+    }
+
     private void closeAll()
     {
+        closeWarmComms();
         if (comms == null)
         {
             return;
@@ -481,6 +561,8 @@ public final class BenchRunner
         /** The ranks in the whole run: those of the pattern, the checks and the in-place offsets. */
         private final int[] ranks;
         private final Communicator[] myComms;
+        /** This thread's ranks of {@link #warmComms}, or null when the warm-up runs on {@link #myComms}. */
+        private final Communicator[] myWarmComms;
         private final Stream[] myStreams;
         private final HostBuffer[] mySendAllocs;
         private final HostBuffer[] myRecvAllocs;
@@ -501,6 +583,7 @@ public final class BenchRunner
             this.thread = thread;
             this.ranks = new int[nGpus];
             this.myComms = new Communicator[nGpus];
+            this.myWarmComms = warmComms == null ? null : new Communicator[nGpus];
             this.myStreams = new Stream[nGpus];
             this.mySendAllocs = new HostBuffer[nGpus];
             this.myRecvAllocs = new HostBuffer[nGpus];
@@ -508,6 +591,10 @@ public final class BenchRunner
             {
                 final int local = thread * nGpus + i;
                 myComms[i] = comms[local];
+                if (myWarmComms != null)
+                {
+                    myWarmComms[i] = warmComms[local];
+                }
                 ranks[i] = comms[local].rank();
                 myStreams[i] = streams[local];
                 mySendAllocs[i] = sendAllocs[local];
@@ -562,11 +649,18 @@ public final class BenchRunner
                         reportFallback(shape, type, false);
                         reportFallback(shape, type, true);
                     }
+                    final long[] tuned = onlineTuning && cycle == 0 ? tune(shape, type, op, root) : null;
                     final RowResult.Measurement outOfPlace = benchTime(shape, type, op, root, false, row);
                     final RowResult.Measurement inPlace = benchTime(shape, type, op, root, true, row);
                     row.append(TableFormatter.rowPlan(outOfPlace.plan(), inPlace.plan()));
                     if (thread == 0)
                     {
+                        if (tuned != null)
+                        {
+                            tuning.add(new TuningSummary.Entry(shape.totalBytes(), shape.counts().paramCount(),
+                                shape.elementSize(), type.ncclTestsName(), opName, root, taskReport(shape, type, op),
+                                tuned[0], tuned[1]));
+                        }
                         out.println(row);
                         out.flush();
                         rowListener.accept(new RowResult(shape.totalBytes(), shape.counts().paramCount(),
@@ -594,13 +688,23 @@ public final class BenchRunner
             final ReduceOp op = tool.hasOp() ? BenchOptions.op(options.opNames().get(0), nRanks) : ReduceOp.SUM;
             final int root = options.roots(tool).get(0);
             sync.barrier();
+            final Communicator[] ranksToWarm = myWarmComms != null ? myWarmComms : myComms;
             // the largest first, as nccl-tests' -w: the table starts at the smallest, whose path then ran last
-            warmUpFor(Shape.of(tool, maxBytes, type, nRanks), type, op, root, budgetNs / 2);
-            warmUpFor(Shape.of(tool, options.minBytes(), type, nRanks), type, op, root, budgetNs - budgetNs / 2);
+            warmUpFor(ranksToWarm, Shape.of(tool, maxBytes, type, nRanks), type, op, root, budgetNs / 2);
+            warmUpFor(ranksToWarm, Shape.of(tool, options.minBytes(), type, nRanks), type, op, root,
+                budgetNs - budgetNs / 2);
+            if (myWarmComms != null)
+            {
+                sync.barrier();
+                if (thread == 0)
+                {
+                    closeWarmComms();
+                }
+            }
         }
 
-        private void warmUpFor(final Shape shape, final DataType type, final ReduceOp op, final int root,
-            final long budgetNs)
+        private void warmUpFor(final Communicator[] ranksToWarm, final Shape shape, final DataType type,
+            final ReduceOp op, final int root, final long budgetNs)
         {
             final CallSlices outOfPlace = new CallSlices(shape, false, 1);
             final CallSlices inPlace = new CallSlices(shape, true, 1);
@@ -608,14 +712,65 @@ public final class BenchRunner
             boolean more = true;
             while (more)
             {
-                startColl(outOfPlace, type, op, root, 0);
+                startColl(ranksToWarm, outOfPlace, type, op, root, 0);
                 completeColl();
-                startColl(inPlace, type, op, root, 0);
+                startColl(ranksToWarm, inPlace, type, op, root, 0);
                 completeColl();
                 final double goOn = System.nanoTime() - startNs < budgetNs ? 1 : 0;
                 // a half, not 0: across processes the 1 or 0 comes through a FLOAT64 AllReduce
                 more = sync.allReduce(thread, goOn, ThreadSync.RANK0) > 0.5;
             }
+        }
+
+        /**
+         * {@code --tuner auto}: runs the size's collective out of place, untimed and unchecked, until the online
+         * tuner's task covering it has converged or {@code --tune-iters} calls were made. It stops after the first
+         * call when no task covers the size (the tuner does not decide it). Thread 0 decides when to stop, for every
+         * thread, so that every rank makes the same calls (the tuner's rounds go in lock-step).
+         *
+         * @return the calls made and their wall time in nanoseconds.
+         */
+        private long[] tune(final Shape shape, final DataType type, final ReduceOp op, final int root)
+        {
+            final long limit = options.tuneIters();
+            final CallSlices slices = new CallSlices(shape, false, 1);
+            sync.barrier();
+            final long startNs = System.nanoTime();
+            long calls = 0;
+            boolean more = limit > 0 && shape.counts().paramCount() > 0;
+            while (more)
+            {
+                startColl(slices, type, op, root, 0);
+                completeColl();
+                calls++;
+                double goOn = 0;
+                if (thread == 0)
+                {
+                    final TaskReport report = taskReport(shape, type, op);
+                    goOn = report != null && !report.state().converged() && calls < limit ? 1 : 0;
+                }
+                // a half, not 0: the 1 or 0 comes through the bench's double-valued AllReduce
+                more = sync.allReduce(thread, goOn, ThreadSync.RANK0) > 0.5;
+            }
+            return new long[] {calls, System.nanoTime() - startNs};
+        }
+
+        /** @return the online tuner's task covering this size's calls, or null when none does. */
+        private TaskReport taskReport(final Shape shape, final DataType type, final ReduceOp op)
+        {
+            final Collective collective = tool.collective();
+            // the tuner keys a call by NCCL's nBytes: the larger of the rank's input and output
+            final long bytes = collective.totalCount(shape.counts().paramCount(), nRanks) * shape.elementSize();
+            for (final TaskReport report : factory.tunerReports(myComms[0]))
+            {
+                final TaskKey key = report.key();
+                if (key.collective() == collective && key.type() == type && key.minBytes() <= bytes &&
+                    bytes <= key.maxBytes() && (!tool.hasOp() || key.op() == op.kind()))
+                {
+                    return report;
+                }
+            }
+            return null;
         }
 
         private void warmUp(final Shape shape, final DataType type, final ReduceOp op, final int root)
@@ -713,6 +868,12 @@ public final class BenchRunner
         private void startColl(final CallSlices slices, final DataType type, final ReduceOp op, final int root,
             final int iter)
         {
+            startColl(myComms, slices, type, op, root, iter);
+        }
+
+        private void startColl(final Communicator[] onRanks, final CallSlices slices, final DataType type,
+            final ReduceOp op, final int root, final int iter)
+        {
             final long count = slices.shape.counts().paramCount();
             if (nGpus > 1)
             {
@@ -720,7 +881,7 @@ public final class BenchRunner
             }
             for (int i = 0; i < nGpus; i++)
             {
-                pending.add(tool.start(myComms[i], slices.send(iter, i), slices.recv(iter, i), count, type, op,
+                pending.add(tool.start(onRanks[i], slices.send(iter, i), slices.recv(iter, i), count, type, op,
                     root, myStreams[i]));
             }
             if (nGpus > 1)

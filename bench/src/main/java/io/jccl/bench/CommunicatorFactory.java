@@ -1,6 +1,9 @@
 package io.jccl.bench;
 
 import io.jccl.Communicator;
+import io.jccl.autotune.TaskReport;
+
+import java.util.List;
 
 /**
  * Where the bench gets its ranks, its group calls and the way its ranks agree between measurements: jccl in the
@@ -22,6 +25,22 @@ public interface CommunicatorFactory
      */
     Communicator[] create(BenchOptions options, SweepCombination combination, int nRanks);
 
+    /**
+     * Ranks for the JIT warm-up ({@code --jit-warmup-ms}) of a run whose plans the online tuner decides: as
+     * {@link #create} would make them, but with the online tuner off, so that the warm-up's calls, made on a cold
+     * JIT, are not trials of the run's tasks. The runner closes them once warmed up.
+     *
+     * @param options     the parsed flags.
+     * @param combination the pins of this pass.
+     * @param nRanks      rank count of the whole run.
+     * @return this process's warm-up communicators in rank order, or null to warm up on the run's own (the default).
+     */
+    default Communicator[] createForWarmUp(final BenchOptions options, final SweepCombination combination,
+        final int nRanks)
+    {
+        return null;
+    }
+
     /** Starts a group of calls made by this thread ({@code ncclGroupStart}). */
     void groupStart();
 
@@ -36,6 +55,16 @@ public interface CommunicatorFactory
     default BenchSync sync(final int nThreads, final Communicator[] comms)
     {
         return new ThreadSync(nThreads);
+    }
+
+    /**
+     * @param communicator one of this process's communicators, from {@link #create}.
+     * @return the online tuner's tasks of its ranks ({@code --tuner auto}): trials, baseline and best plans and
+     *         times; empty when no online tuner decides their plans (the default, for ranks other than jccl's).
+     */
+    default List<TaskReport> tunerReports(final Communicator communicator)
+    {
+        return List.of();
     }
 
     /** @return a one-line description of the runtime for the log, e.g. its settings. */

@@ -58,6 +58,9 @@ public final class JcclBench
             "JVM, jccl version and command line",
         "       jccl-bench plot FILE.csv... -o out.png|out.svg [--by plan|combination|file]",
         "         draw busbw against size from --csv files, a line per file, plan or sweep combination",
+        "       jccl-bench plot --trace trace.csv -o trials.png",
+        "         draw the online tuner's trials (--tuner auto --trace FILE): time per call, a line per task, its " +
+            "converged plan marked",
         "       jccl-bench --nprocs N <tool> [flags]",
         "         run the tool as N processes of one rank each on this host (-t 1 -g 1), like torchrun " +
             "--nproc-per-node N; the flag goes before or after the tool name; rank 0's table on stdout, every " +

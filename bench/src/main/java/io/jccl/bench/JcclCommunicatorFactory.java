@@ -1,19 +1,33 @@
 package io.jccl.bench;
 
 import io.jccl.Communicator;
+import io.jccl.autotune.OnlineTunerConfig;
+import io.jccl.autotune.TaskReport;
 import io.jccl.core.Context;
 import io.jccl.core.Jccl;
 
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 
 /**
  * Ranks from jccl: {@link Jccl#initAll(Context, int)} with a {@link Context} built from the flags and a sweep
  * combination ({@code --schedule} registers its file through {@link Context#scheduleFiles(List)}), and jccl's group
  * calls. Settings not given on the command line keep the context's defaults (the {@code JCCL_*} environment).
+ * {@code --trace} sets the context's {@link Context#tunerTraceFile(Path)}; the online tuner's reports come from
+ * {@link Jccl#tunerReports(Communicator)}.
  */
 public final class JcclCommunicatorFactory implements CommunicatorFactory
 {
+    /** The online tuner's variables, as jccl-core's {@code OnlineTuning} reads them. */
+    private static final List<String> TUNER_VARIABLES = List.of(OnlineTunerConfig.HOLD_ENV,
+        OnlineTunerConfig.WARMUP_ENV, OnlineTunerConfig.BUDGET_ENV, OnlineTunerConfig.RESTARTS_ENV,
+        OnlineTunerConfig.BUCKETS_ENV, OnlineTunerConfig.DRIFT_FACTOR_ENV, OnlineTunerConfig.DRIFT_WINDOW_ENV,
+        OnlineTunerConfig.LEAD_ENV, OnlineTunerConfig.RETUNE_FROM_ENV, OnlineTunerConfig.SAVE_FILE_ENV,
+        OnlineTunerConfig.SEED_ENV);
+
     private String description = "jccl";
 
     /**
@@ -73,6 +87,10 @@ public final class JcclCommunicatorFactory implements CommunicatorFactory
                 // JCCL_TUNER_CONFIG_FILE stays in force
             }
         }
+        if (options.traceFile() != null)
+        {
+            context.tunerTraceFile(options.traceFile());
+        }
         combination.applyTo(context);
         final Path schedule = options.schedule();
         if (schedule != null)
@@ -92,6 +110,22 @@ public final class JcclCommunicatorFactory implements CommunicatorFactory
     }
 
     /**
+     * With the online tuner ({@code --tuner auto}): the same ranks under the cost model, without trace, so that the
+     * JIT warm-up's calls are nobody's trials.
+     */
+    @Override
+    public Communicator[] createForWarmUp(final BenchOptions options, final SweepCombination combination,
+        final int nRanks)
+    {
+        final Context context = context(options, combination);
+        if (context.tunerMode() != Context.TunerMode.AUTO)
+        {
+            return null;
+        }
+        return Jccl.initAll(context.tunerMode(Context.TunerMode.MODEL).tunerTraceFile(null), nRanks);
+    }
+
+    /**
      * @param context a context built by {@link #context(BenchOptions, SweepCombination)}.
      * @return its settings for the log: deadline, pins, tuner table and schedule files.
      */
@@ -99,6 +133,34 @@ public final class JcclCommunicatorFactory implements CommunicatorFactory
     {
         return "timeoutMs=" + context.timeoutMs() + " pins=" + context.constraints() + " tunerTable=" +
             context.tunerConfigFile() + " schedules=" + context.scheduleFiles();
+    }
+
+    /**
+     * The online tuner's settings as jccl-core reads them when a group starts: each {@code JCCL_TUNER_*} variable
+     * from its system property (lower case, dots: {@code jccl.tuner.budget}) or else the environment.
+     *
+     * @return the settings.
+     * @throws io.jccl.JcclInvalidArgumentException naming every variable whose value is invalid.
+     */
+    public static OnlineTunerConfig onlineTunerConfig()
+    {
+        final Map<String, String> settings = new HashMap<>();
+        for (final String name : TUNER_VARIABLES)
+        {
+            final String property = System.getProperty(name.toLowerCase(Locale.ROOT).replace('_', '.'));
+            final String value = property != null ? property : System.getenv(name);
+            if (value != null)
+            {
+                settings.put(name, value);
+            }
+        }
+        return OnlineTunerConfig.fromSettings(settings);
+    }
+
+    @Override
+    public List<TaskReport> tunerReports(final Communicator communicator)
+    {
+        return Jccl.tunerReports(communicator);
     }
 
     @Override

@@ -11,9 +11,10 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * The flags that set jccl's plan knobs and its tuner, a picocli argument group of {@link BenchOptions} under its own
- * heading in {@code -h}. Each flag names the {@code JCCL_*} variable it sets; one not given leaves the variable in
- * force. Values stay text until {@link SweepKey#apply} parses them into a {@link Context}.
+ * The flags that set jccl's plan knobs, its tuner and the online tuner's trace, a picocli argument group of
+ * {@link BenchOptions} under its own heading in {@code -h}. Each flag names the {@code JCCL_*} variable it sets; one
+ * not given leaves the variable in force. Values stay text until {@link SweepKey#apply} parses them into a
+ * {@link Context}.
  */
 final class KnobFlags
 {
@@ -63,6 +64,11 @@ final class KnobFlags
     @Option(names = "--tuner-config", paramLabel = "<file.csv>", order = 10,
         description = "JCCL_TUNER_CONFIG_FILE: a table in NCCL's tuner-plugin CSV format; implies --tuner table")
     private Path tunerConfig;
+
+    @Option(names = "--trace", paramLabel = "<file.csv>", order = 11,
+        description = "JCCL_TUNER_TRACE: with --tuner auto, write every trial of the online tuner (rank 0's calls: " +
+            "task,call,plan,ns,outcome) to this CSV file, replaced; 'jccl-bench plot --trace FILE' draws it")
+    private Path trace;
 
     /** @return {@code --algo} as given, or null. */
     String algo()
@@ -121,6 +127,12 @@ final class KnobFlags
     Path tunerConfig()
     {
         return tunerConfig;
+    }
+
+    /** @return {@code --trace}, or null. */
+    Path trace()
+    {
+        return trace;
     }
 
     /**

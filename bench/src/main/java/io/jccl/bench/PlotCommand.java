@@ -22,6 +22,10 @@ import java.util.Locale;
  * extension. {@link PlotModel} works out what to draw. Runs headless ({@code java.awt.headless=true}): no display is
  * needed.
  * <p>
+ * {@code jccl-bench plot --trace trace.csv -o trials.png} draws a {@code --trace} file of the online tuner instead:
+ * the time of every trial call per task, and each task's converged plan ({@link TracePlotModel},
+ * {@link TraceChartWriter}; PNG only).
+ * <p>
  * Exit status: 0 when written, 1 when an input cannot be read or holds nothing to draw, or the image cannot be
  * written, 2 for bad arguments.
  */
@@ -29,8 +33,9 @@ import java.util.Locale;
     name = "plot",
     sortOptions = false,
     usageHelpWidth = 120,
-    description = "Draw busbw against size (log2 axis) from --csv result files, a line per file, plan or sweep " +
-        "combination; PNG or SVG by the extension of -o.")
+    description = {"Draw busbw against size (log2 axis) from --csv result files, a line per file, plan or sweep " +
+        "combination; PNG or SVG by the extension of -o.", "With --trace FILE instead of result files: the online " +
+        "tuner's trials (--tuner auto --trace FILE), time per call of each task, its converged plan marked; PNG."})
 public final class PlotCommand
 {
     /** Exit status when an input cannot be read or drawn, or the image cannot be written. */
@@ -38,8 +43,13 @@ public final class PlotCommand
     private static final int MIN_PIXELS = 200;
     private static final int MAX_PIXELS = 10_000;
 
-    @Parameters(arity = "1..*", paramLabel = "FILE.csv", description = "result files written with --csv")
+    @Parameters(arity = "0..*", paramLabel = "FILE.csv", description = "result files written with --csv")
     private List<Path> files = new ArrayList<>();
+
+    @Option(names = "--trace", paramLabel = "<trace.csv>",
+        description = "draw this --trace file of the online tuner instead of result files: time per trial call, a " +
+            "line per task, its converged plan marked and labelled (PNG only)")
+    private Path trace;
 
     @Option(names = {"-o", "--output"}, required = true, paramLabel = "<out.png|out.svg>",
         description = "the image: PNG (.png) or SVG (.svg)")
@@ -105,6 +115,10 @@ public final class PlotCommand
             err.println("jccl-bench plot: " + ex.getMessage());
             return JcclBench.EXIT_USAGE;
         }
+        if (command.trace != null)
+        {
+            return command.plotTrace(out, err);
+        }
         try
         {
             final List<CsvResults> inputs = new ArrayList<>(command.files.size());
@@ -147,6 +161,25 @@ public final class PlotCommand
 
     private void checkArguments()
     {
+        if (trace == null && files.isEmpty())
+        {
+            throw new IllegalArgumentException("no input: give result files (FILE.csv...) or --trace FILE");
+        }
+        if (trace != null && !files.isEmpty())
+        {
+            throw new IllegalArgumentException("--trace " + trace + " and result files " + files + " together: " +
+                "give one of them");
+        }
+        if (trace != null && (by != null || !ResultRecord.OUT_OF_PLACE.equals(placement)))
+        {
+            throw new IllegalArgumentException("--by and --placement draw result files; a --trace plot has a line " +
+                "per task");
+        }
+        if (trace != null && svg())
+        {
+            throw new IllegalArgumentException("-o " + output + ": a --trace plot is drawn as PNG only; give a .png " +
+                "file");
+        }
         if (!ResultRecord.OUT_OF_PLACE.equals(placement) && !ResultRecord.IN_PLACE.equals(placement))
         {
             throw new IllegalArgumentException("--placement '" + placement + "' is not one of " +
@@ -156,6 +189,35 @@ public final class PlotCommand
         {
             throw new IllegalArgumentException("--width " + width + " --height " + height + ": each must be in " +
                 MIN_PIXELS + ".." + MAX_PIXELS);
+        }
+    }
+
+    /** {@code --trace}: reads the trace, draws it, names what it drew. */
+    private int plotTrace(final PrintStream out, final PrintStream err)
+    {
+        try
+        {
+            final TracePlotModel model = TracePlotModel.build(CsvResults.read(trace));
+            // JFreeChart draws with AWT: no display here, and none needed for an image
+            System.setProperty("java.awt.headless", "true");
+            try (OutputStream stream = Files.newOutputStream(output))
+            {
+                TraceChartWriter.writePng(model, stream, width, height);
+            }
+            out.println("jccl-bench plot: wrote " + output + ": " + model.series().size() + " task" +
+                (model.series().size() == 1 ? "" : "s") + " (" + String.join(", ",
+                model.series().stream().map(TracePlotModel.Series::name).toList()) + ")");
+            return BenchRunner.EXIT_OK;
+        }
+        catch (final IOException ex)
+        {
+            err.println("jccl-bench plot: " + ex);
+            return EXIT_FAILURE;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println("jccl-bench plot: " + ex.getMessage());
+            return EXIT_FAILURE;
         }
     }
 

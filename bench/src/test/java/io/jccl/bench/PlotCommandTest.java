@@ -126,6 +126,35 @@ class PlotCommandTest
     }
 
     @Test
+    void shouldDrawTrialsPerTaskWhenTraceGiven(@TempDir final Path dir) throws Exception
+    {
+        final Path trace = dir.resolve("trace.csv");
+        Files.writeString(trace, String.join("\n", "task,call,plan,ns,outcome",
+            "allreduce/float/sum/r2/8..15/comm1,0,ring/simple/p2p/c1/t256/k32768,9000,ok",
+            "allreduce/float/sum/r2/8..15/comm1,1,tree/ll/p2p/c1/t256/k32768,3000,ok", ""));
+        final Path png = dir.resolve("trials.png");
+        assertEquals(0, run("plot", "--trace", trace.toString(), "-o", png.toString(), "--width", "600"), stderr);
+        assertEquals("jccl-bench plot: wrote " + png + ": 1 task (allreduce/float/sum/r2/8..15/comm1 -> " +
+            "tree/ll/p2p/c1/t256/k32768)\n", stdout);
+        final BufferedImage image = ImageIO.read(png.toFile());
+        assertEquals(600, image.getWidth());
+
+        final Path csv = twoRuns(dir).get(0);
+        assertEquals(JcclBench.EXIT_USAGE, run("plot", "--trace", trace.toString(), csv.toString(), "-o",
+            png.toString()));
+        assertTrue(stderr.contains("give one of them"), stderr);
+        assertEquals(JcclBench.EXIT_USAGE, run("plot", "--trace", trace.toString(), "-o",
+            dir.resolve("t.svg").toString()));
+        assertTrue(stderr.contains("a --trace plot is drawn as PNG only"), stderr);
+        assertEquals(JcclBench.EXIT_USAGE, run("plot", "--trace", trace.toString(), "--by", "plan", "-o",
+            png.toString()));
+        assertEquals(PlotCommand.EXIT_FAILURE, run("plot", "--trace", csv.toString(), "-o",
+            dir.resolve("bad.png").toString()));
+        assertTrue(stderr.contains("has no column 'task': not a --trace file"), stderr);
+        assertFalse(Files.exists(dir.resolve("bad.png")));
+    }
+
+    @Test
     void shouldEscapeNamesWhenSvgText()
     {
         assertEquals("a &lt;b&gt; &amp; &quot;c&quot; &apos;d&apos;", SvgPlotWriter.escape("a <b> & \"c\" 'd'\u0001"));
