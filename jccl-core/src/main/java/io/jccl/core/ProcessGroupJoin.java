@@ -54,6 +54,11 @@ final class ProcessGroupJoin
                         "transport, which jccl does not have yet");
                 }
             }
+            if (rank == 0)
+            {
+                sweepStaleFifos(SharedMemoryDevice.INSTANCE.directory(), sharedPrefix(id));
+            }
+            // no rank makes a FIFO file before rank 0 has swept (the gather below is the barrier)
             final Calibration calibration = decode(bootstrap.allGather(
                 rank == 0 ? encode(context.calibration()) : new byte[0])[0]);
             final int[] hosts = new int[size];
@@ -80,6 +85,33 @@ final class ProcessGroupJoin
             }
             bootstrap.close();
             throw ex;
+        }
+    }
+
+    /**
+     * Deletes FIFO files of this communicator's name that a crashed earlier run with the same rendezvous left (a
+     * reused {@code JCCL_COMM_ID} or derived secret): an empty one would stall the attach until the deadline.
+     */
+    static void sweepStaleFifos(final java.nio.file.Path directory, final String prefix)
+    {
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(directory))
+        {
+            files.filter(f -> f.getFileName().toString().startsWith(prefix + "-")).forEach(f ->
+            {
+                try
+                {
+                    java.nio.file.Files.deleteIfExists(f);
+                    LOG.warn("jccl WARN removed {}, left by an earlier run with the same rendezvous", f);
+                }
+                catch (final java.io.IOException ex)
+                {
+                    LOG.warn("jccl WARN cannot remove stale {}: {}", f, ex.toString());
+                }
+            });
+        }
+        catch (final java.io.IOException ex)
+        {
+            LOG.warn("jccl WARN cannot list {} for stale FIFO files: {}", directory, ex.toString());
         }
     }
 
