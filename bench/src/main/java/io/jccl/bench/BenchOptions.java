@@ -24,8 +24,9 @@ import java.util.Map;
  * {@code --tuner}, {@code --tuner-config}, {@code --trace}), each setting one {@code JCCL_*} variable of the
  * {@link Context} (a flag not given leaves the variable in force), and {@code --sweep}, {@code --timeout-ms},
  * {@code --schedule}, {@code --csv}, {@code --[no-]progress}, {@code --jit-warmup-ms}, {@code --tune-iters},
- * {@code --load}. nccl-tests' {@code -J/--output_file} (alias {@code --json}) writes the JSON result file. Sizes take
- * K, M and G suffixes; integers take C notation ({@code 0x10}).
+ * {@code --load}, {@code --compare-plans}, {@code --rounds}. nccl-tests' {@code -J/--output_file} (alias
+ * {@code --json}) writes the JSON result file. Sizes take K, M and G suffixes; integers take C notation
+ * ({@code 0x10}).
  * <p>
  * {@link #validate()} rejects a bad value before any rank starts, naming its flag (or sweep key): each knob value is
  * set on a {@link Context} of its own and checked by {@link Context#constraints()}, then the context of every pass
@@ -179,6 +180,7 @@ public final class BenchOptions
     private JcclFlags jccl = new JcclFlags();
 
     private Sweep parsedSweep;
+    private List<SweepCombination> parsedPlans;
     private ComputeLoad.Spec parsedLoad;
     /** This process's rank among {@link #processCount} processes of one rank each (a launcher's), else 0. */
     private int processRank;
@@ -233,6 +235,18 @@ public final class BenchOptions
                 "threads each multiplying " + ComputeLoad.MATRIX_DIM + "x" + ComputeLoad.MATRIX_DIM + " float " +
                 "matrices in a loop, from before the first size to the end of the run")
         private String load;
+
+        @Option(names = ComparePlans.FLAG, paramLabel = "<A;B;...>", order = 9,
+            description = "compare plans fairly on a noisy machine: each plan ('default', or key=value,... with " +
+                "the --sweep keys) gets its own ranks, and per size the plans run in turn, A B A B..., for " +
+                ComparePlans.ROUNDS_FLAG + " rounds of -n calls out of place; one table of medians and busbw " +
+                "ratios to the first plan")
+        private String comparePlans;
+
+        @Option(names = ComparePlans.ROUNDS_FLAG, paramLabel = "<rounds>", order = 10,
+            description = "with " + ComparePlans.FLAG + ": rounds per size (default: " + ComparePlans.ROUNDS_DEFAULT +
+                ")")
+        private Integer rounds;
     }
 
 
@@ -289,6 +303,7 @@ public final class BenchOptions
         }
         validateProcesses();
         validateSweep();
+        validateComparePlans();
         validateContexts();
         validateTuning();
         parsedLoad = jccl.load == null ? null : ComputeLoad.Spec.parse(jccl.load);
@@ -326,11 +341,47 @@ public final class BenchOptions
                 processCount + " processes: each process of a multi-process run drives one rank; give -t 1 -g 1 " +
                 "(or run every rank in one process, without --nprocs or a launcher)");
         }
+        if (jccl.comparePlans != null)
+        {
+            throw new IllegalArgumentException(ComparePlans.FLAG + " with " + processCount + " processes " +
+                "(--nprocs or a launcher): every plan needs ranks of its own, all in this process; run it without " +
+                "--nprocs or a launcher, with -g");
+        }
         if (jccl.sweep != null)
         {
             throw new IllegalArgumentException(Sweep.FLAG + " with " + processCount + " processes: every " +
                 "combination needs communicators of its own, which a multi-process run connects only once; run " +
                 "one launch per combination, or the sweep in one process with -g");
+        }
+    }
+
+    /** The plans of {@code --compare-plans}, its rounds, and the flags it cannot be given with. */
+    private void validateComparePlans()
+    {
+        if (jccl.comparePlans == null)
+        {
+            if (jccl.rounds != null)
+            {
+                throw new IllegalArgumentException(ComparePlans.ROUNDS_FLAG + " " + jccl.rounds + " needs " +
+                    ComparePlans.FLAG + ": it counts the rounds in which the plans take turns");
+            }
+            return;
+        }
+        if (jccl.rounds != null)
+        {
+            positive(jccl.rounds, ComparePlans.ROUNDS_FLAG);
+        }
+        parsedPlans = ComparePlans.parse(jccl.comparePlans);
+        final String together = ComparePlans.FLAG + " and %s together: %s";
+        if (jccl.sweep != null)
+        {
+            throw new IllegalArgumentException(String.format(together, Sweep.FLAG, "the plans to compare are " +
+                "already listed; give each combination as a plan, or sweep without " + ComparePlans.FLAG));
+        }
+        if (jccl.csvFile != null || jsonFile != null)
+        {
+            throw new IllegalArgumentException(String.format(together, "--csv/-J/--output_file", "the comparison " +
+                "prints its table of medians only"));
         }
     }
 
@@ -375,6 +426,10 @@ public final class BenchOptions
         {
             passes.addAll(parsedSweep.combinations());
         }
+        if (parsedPlans != null)
+        {
+            passes.addAll(parsedPlans);
+        }
         passes.add(SweepCombination.DEFAULT);
         for (final SweepCombination pass : passes)
         {
@@ -409,6 +464,11 @@ public final class BenchOptions
                 ex.getMessage(), ex);
         }
         final Path trace = knobs.trace();
+        if (online && jccl.comparePlans != null)
+        {
+            throw new IllegalArgumentException(ComparePlans.FLAG + " and --tuner auto (or JCCL_TUNER=auto) " +
+                "together: the online tuner would change the plans while they are timed; give --tuner model or table");
+        }
         if (online && processCount > 1)
         {
             throw new IllegalArgumentException("--tuner auto (or JCCL_TUNER=auto) with " + processCount +
@@ -732,6 +792,22 @@ public final class BenchOptions
             parsedSweep = Sweep.parse(jccl.sweep);
         }
         return parsedSweep;
+    }
+
+    /** @return the plans of {@code --compare-plans} in the order given, or null when it is not given. */
+    public List<SweepCombination> comparePlans()
+    {
+        if (parsedPlans == null && jccl.comparePlans != null)
+        {
+            parsedPlans = ComparePlans.parse(jccl.comparePlans);
+        }
+        return parsedPlans;
+    }
+
+    /** @return {@code --rounds}: the rounds per size of {@code --compare-plans}. */
+    public int rounds()
+    {
+        return jccl.rounds == null ? ComparePlans.ROUNDS_DEFAULT : jccl.rounds;
     }
 
     /** @return {@code --schedule}, or null to run the built-in algorithms (and any JCCL_SCHEDULE_FILES). */

@@ -322,7 +322,7 @@ public final class BenchRunner
      * nccl-tests keeps sendbuff, recvbuff and expected under the device memory; here two buffers per rank of this
      * process.
      */
-    private static long bytesPerBufferLimit(final int localRanks)
+    static long bytesPerBufferLimit(final int localRanks)
     {
         final long direct = maxDirectMemory();
         final long usable = direct - Math.min(DIRECT_MEMORY_RESERVE, direct / 4);
@@ -530,7 +530,7 @@ public final class BenchRunner
     }
 
     /** The counts and byte lengths of one message size, as nccl-tests' {@code setupArgs}. */
-    private record Shape(CollByteCount counts, int elementSize)
+    record Shape(CollByteCount counts, int elementSize)
     {
         static Shape of(final BenchTool tool, final long size, final DataType type, final int nRanks)
         {

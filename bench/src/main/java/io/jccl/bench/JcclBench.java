@@ -284,6 +284,10 @@ public final class JcclBench
     {
         try
         {
+            if (options.comparePlans() != null)
+            {
+                return new ComparePlansRunner(tool, options, factory, out).run();
+            }
             if (options.sweep() != null)
             {
                 return new SweepRunner(tool, options, schedule, factory, observer, out, err).run();
