@@ -38,9 +38,18 @@ import java.util.Map;
  * @param saveFile       where the caller keeps converged plans across runs ({@value #SAVE_FILE_ENV}), or null.
  * @param seed           the seed of the random choices (restart points), so that the search is deterministic
  *                       ({@value #SEED_ENV}).
+ * @param confirmRounds  before a search freezes a plan other than its baseline, rounds that interleave the two, each
+ *                       holding the best then the baseline (or the reverse) for {@code warmupCalls + holdCalls} calls,
+ *                       so that both are scored under the same conditions ({@value #CONFIRM_ROUNDS_DEFAULT},
+ *                       {@value #CONFIRM_ROUNDS_ENV}); 0 turns the confirmation off. Its calls are spent on top of
+ *                       the budget: at most {@code 2 x confirmRounds x (warmupCalls + holdCalls)} per search.
+ * @param confirmMargin  the confirmation keeps the best only if the baseline's confirmed score exceeds the best's by
+ *                       this factor, else it freezes the baseline ({@value #CONFIRM_MARGIN_DEFAULT},
+ *                       {@value #CONFIRM_MARGIN_ENV}); finite and at least 1.
  */
 public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls, int restarts, Buckets buckets,
-    double driftFactor, int driftWindow, int leadCalls, boolean retuneFromBest, Path saveFile, long seed)
+    double driftFactor, int driftWindow, int leadCalls, boolean retuneFromBest, Path saveFile, long seed,
+    int confirmRounds, double confirmMargin)
 {
     /** The variable of {@link #holdCalls()}. */
     public static final String HOLD_ENV = "JCCL_TUNER_HOLD";
@@ -64,6 +73,10 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public static final String SAVE_FILE_ENV = "JCCL_TUNER_SAVE_FILE";
     /** The variable of {@link #seed()}. */
     public static final String SEED_ENV = "JCCL_TUNER_SEED";
+    /** The variable of {@link #confirmRounds()}. */
+    public static final String CONFIRM_ROUNDS_ENV = "JCCL_TUNER_CONFIRM_ROUNDS";
+    /** The variable of {@link #confirmMargin()}. */
+    public static final String CONFIRM_MARGIN_ENV = "JCCL_TUNER_CONFIRM_MARGIN";
 
     /** Default {@link #holdCalls()}. */
     public static final int HOLD_DEFAULT = 5;
@@ -81,10 +94,14 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public static final int LEAD_DEFAULT = 64;
     /** Default {@link #seed()}. */
     public static final long SEED_DEFAULT = 0x6a63636cL;
+    /** Default {@link #confirmRounds()}. */
+    public static final int CONFIRM_ROUNDS_DEFAULT = 3;
+    /** Default {@link #confirmMargin()}. */
+    public static final double CONFIRM_MARGIN_DEFAULT = 1.02;
 
     private static final OnlineTunerConfig DEFAULTS = new OnlineTunerConfig(HOLD_DEFAULT, WARMUP_DEFAULT,
         BUDGET_DEFAULT, RESTARTS_DEFAULT, Buckets.POW2, DRIFT_FACTOR_DEFAULT, DRIFT_WINDOW_DEFAULT, LEAD_DEFAULT, true,
-        null, SEED_DEFAULT);
+        null, SEED_DEFAULT, CONFIRM_ROUNDS_DEFAULT, CONFIRM_MARGIN_DEFAULT);
 
     /** How call sizes ({@link PlanRequest#bytes()}) group into tasks. */
     public enum Buckets
@@ -122,6 +139,8 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
      * @param retuneFromBest true to start a re-tune from the converged plan, false from the default plan.
      * @param saveFile       the file for converged plans, or null.
      * @param seed           the seed of the random choices.
+     * @param confirmRounds  interleaved confirmation rounds before a search freezes, at least 0 (0: off).
+     * @param confirmMargin  the factor the best must beat the baseline by in the confirmation, finite and at least 1.
      * @throws JcclInvalidArgumentException on an out-of-range field, naming its variable.
      */
     public OnlineTunerConfig
@@ -156,6 +175,16 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
         {
             errors.add(LEAD_ENV + "=" + leadCalls + " is invalid; valid values: 1.." + Integer.MAX_VALUE);
         }
+        if (confirmRounds < 0)
+        {
+            errors.add(CONFIRM_ROUNDS_ENV + "=" + confirmRounds + " is invalid; valid values: 0 (off).." +
+                Integer.MAX_VALUE);
+        }
+        if (!(confirmMargin >= 1.0) || Double.isInfinite(confirmMargin))
+        {
+            errors.add(CONFIRM_MARGIN_ENV + "=" + confirmMargin + " is invalid; valid values: a finite number of " +
+                "at least 1");
+        }
         if (holdCalls >= 1 && warmupCalls >= 0 && (long)budgetCalls < (long)holdCalls + warmupCalls)
         {
             errors.add(BUDGET_ENV + "=" + budgetCalls + " is invalid; valid values: at least " +
@@ -167,7 +196,35 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
         }
     }
 
-    /** @return the defaults: hold 5 after 1 warm-up call, budget 200, 2 restarts, pow2 buckets, drift 1.5x over 50. */
+    /**
+     * The settings with the default confirmation ({@value #CONFIRM_ROUNDS_DEFAULT} rounds,
+     * {@value #CONFIRM_MARGIN_DEFAULT} margin): the fields that existed before it.
+     *
+     * @param holdCalls      calls each candidate is timed for, at least 1.
+     * @param warmupCalls    discarded calls per candidate, at least 0.
+     * @param budgetCalls    calls one search may spend, at least {@code warmupCalls + holdCalls}.
+     * @param restarts       random restarts, at least 0.
+     * @param buckets        how sizes group into tasks, not null.
+     * @param driftFactor    the drift threshold, finite and above 1.
+     * @param driftWindow    consecutive calls over the threshold that start a re-tune, at least 0 (0: off).
+     * @param leadCalls      calls a converged plan is given past the leader's last record, at least 1.
+     * @param retuneFromBest true to start a re-tune from the converged plan, false from the default plan.
+     * @param saveFile       the file for converged plans, or null.
+     * @param seed           the seed of the random choices.
+     * @throws JcclInvalidArgumentException on an out-of-range field, naming its variable.
+     */
+    public OnlineTunerConfig(final int holdCalls, final int warmupCalls, final int budgetCalls, final int restarts,
+        final Buckets buckets, final double driftFactor, final int driftWindow, final int leadCalls,
+        final boolean retuneFromBest, final Path saveFile, final long seed)
+    {
+        this(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow, leadCalls,
+            retuneFromBest, saveFile, seed, CONFIRM_ROUNDS_DEFAULT, CONFIRM_MARGIN_DEFAULT);
+    }
+
+    /**
+     * @return the defaults: hold 5 after 1 warm-up call, budget 200, 2 restarts, pow2 buckets, drift 1.5x over 50,
+     *         3 confirmation rounds with a 1.02x margin.
+     */
     public static OnlineTunerConfig defaults()
     {
         return DEFAULTS;
@@ -195,6 +252,8 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
             errors);
         final int lead = (int)integer(settings, LEAD_ENV, LEAD_DEFAULT, 1, Integer.MAX_VALUE, errors);
         final long seed = integer(settings, SEED_ENV, SEED_DEFAULT, Long.MIN_VALUE, Long.MAX_VALUE, errors);
+        final int confirmRounds = (int)integer(settings, CONFIRM_ROUNDS_ENV, CONFIRM_ROUNDS_DEFAULT, 0,
+            Integer.MAX_VALUE, errors);
 
         Buckets buckets = Buckets.POW2;
         final String bucketText = value(settings, BUCKETS_ENV);
@@ -232,6 +291,26 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
                 errors.add(DRIFT_FACTOR_ENV + "='" + factorText + "' is invalid; valid values: a finite number " +
                     "above 1");
                 factor = DRIFT_FACTOR_DEFAULT;
+            }
+        }
+
+        double margin = CONFIRM_MARGIN_DEFAULT;
+        final String marginText = value(settings, CONFIRM_MARGIN_ENV);
+        if (marginText != null)
+        {
+            try
+            {
+                margin = Double.parseDouble(marginText);
+            }
+            catch (final NumberFormatException ex)
+            {
+                margin = Double.NaN;
+            }
+            if (!(margin >= 1.0) || Double.isInfinite(margin))
+            {
+                errors.add(CONFIRM_MARGIN_ENV + "='" + marginText + "' is invalid; valid values: a finite number of " +
+                    "at least 1");
+                margin = CONFIRM_MARGIN_DEFAULT;
             }
         }
 
@@ -273,7 +352,7 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
             throw new JcclInvalidArgumentException(String.join("; ", errors));
         }
         return new OnlineTunerConfig(hold, warmup, budget, restarts, buckets, factor, window, lead, fromBest, saveFile,
-            seed);
+            seed, confirmRounds, margin);
     }
 
     /** @return the calls one candidate occupies: {@code warmupCalls + holdCalls}, one round of the search. */
@@ -297,7 +376,7 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public OnlineTunerConfig withHold(final int holdCalls, final int warmupCalls)
     {
         return new OnlineTunerConfig(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow,
-            leadCalls, retuneFromBest, saveFile, seed);
+            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin);
     }
 
     /**
@@ -308,7 +387,7 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public OnlineTunerConfig withBudgetCalls(final int budgetCalls)
     {
         return new OnlineTunerConfig(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow,
-            leadCalls, retuneFromBest, saveFile, seed);
+            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin);
     }
 
     /**
@@ -319,7 +398,7 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public OnlineTunerConfig withRestarts(final int restarts)
     {
         return new OnlineTunerConfig(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow,
-            leadCalls, retuneFromBest, saveFile, seed);
+            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin);
     }
 
     /**
@@ -330,7 +409,7 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public OnlineTunerConfig withBuckets(final Buckets buckets)
     {
         return new OnlineTunerConfig(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow,
-            leadCalls, retuneFromBest, saveFile, seed);
+            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin);
     }
 
     /**
@@ -342,7 +421,7 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public OnlineTunerConfig withDrift(final double driftFactor, final int driftWindow)
     {
         return new OnlineTunerConfig(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow,
-            leadCalls, retuneFromBest, saveFile, seed);
+            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin);
     }
 
     /**
@@ -353,7 +432,7 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public OnlineTunerConfig withLeadCalls(final int leadCalls)
     {
         return new OnlineTunerConfig(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow,
-            leadCalls, retuneFromBest, saveFile, seed);
+            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin);
     }
 
     /**
@@ -363,7 +442,7 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public OnlineTunerConfig withRetuneFromBest(final boolean retuneFromBest)
     {
         return new OnlineTunerConfig(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow,
-            leadCalls, retuneFromBest, saveFile, seed);
+            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin);
     }
 
     /**
@@ -373,7 +452,7 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public OnlineTunerConfig withSaveFile(final Path saveFile)
     {
         return new OnlineTunerConfig(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow,
-            leadCalls, retuneFromBest, saveFile, seed);
+            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin);
     }
 
     /**
@@ -383,7 +462,31 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public OnlineTunerConfig withSeed(final long seed)
     {
         return new OnlineTunerConfig(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow,
-            leadCalls, retuneFromBest, saveFile, seed);
+            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin);
+    }
+
+    /**
+     * @param confirmRounds interleaved confirmation rounds before a search freezes, at least 0 (0: off).
+     * @param confirmMargin the factor the best must beat the baseline by, finite and at least 1.
+     * @return a copy with this confirmation.
+     * @throws JcclInvalidArgumentException if out of range.
+     */
+    public OnlineTunerConfig withConfirm(final int confirmRounds, final double confirmMargin)
+    {
+        return new OnlineTunerConfig(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow,
+            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin);
+    }
+
+    /** @return true when a search confirms its best against its baseline ({@link #confirmRounds()} above 0). */
+    public boolean confirmEnabled()
+    {
+        return confirmRounds > 0;
+    }
+
+    /** @return the most calls one search's confirmation may take: {@code 2 x confirmRounds x callsPerCandidate}. */
+    public long confirmCalls()
+    {
+        return 2L * confirmRounds * callsPerCandidate();
     }
 
     private static String value(final Map<String, String> settings, final String name)

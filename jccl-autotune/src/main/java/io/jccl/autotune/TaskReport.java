@@ -14,7 +14,8 @@ public record TaskReport(TaskKey key, TaskState state)
      * @return one line: the task, its status, trials and calls, the best plan and time and the baseline's, for
      *         example {@code allreduce/float/sum/r4/1024..2047/comm1 converged after 23 trials (138 calls), 1
      *         restart, 9 of 12 subspaces dropped: ring/ll/p2p/c2/t256/k32768 12.300 us, baseline
-     *         ring/simple/p2p/c1/t256/k131072 20.100 us (1.63x)}.
+     *         ring/simple/p2p/c1/t256/k131072 20.100 us (1.63x), confirmed 1.63x: kept}; after a confirmation
+     *         that fell back, {@code ..., confirmed 0.82x: fell back to the baseline}.
      */
     public String line()
     {
@@ -44,6 +45,16 @@ public record TaskReport(TaskKey key, TaskState state)
                 out.append(String.format(Locale.ROOT, " (%.2fx)", speedup));
             }
         }
+        switch (state.confirmation())
+        {
+            case RUNNING -> out.append(", confirming against the baseline");
+            case KEPT -> out.append(", confirmed ").append(ratio(state.confirmedSpeedup())).append(": kept");
+            case FELL_BACK -> out.append(", confirmed ").append(ratio(state.confirmedSpeedup()))
+                .append(": fell back to the baseline");
+            default ->
+            {
+            }
+        }
         return out.toString();
     }
 
@@ -52,6 +63,11 @@ public record TaskReport(TaskKey key, TaskState state)
     public String toString()
     {
         return line();
+    }
+
+    private static String ratio(final double ratio)
+    {
+        return Double.isFinite(ratio) ? String.format(Locale.ROOT, "%.2fx", ratio) : "n/a";
     }
 
     private static String micros(final double nanos)

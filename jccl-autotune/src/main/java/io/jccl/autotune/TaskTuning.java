@@ -21,6 +21,14 @@ import java.util.Set;
  * depend only on recorded results. A converged task's plan is given up to {@link #horizon()}, {@code leadCalls} past
  * the leader's last record (or for every index when drift detection is off); a re-tune starts right after the
  * horizon, where no rank can yet have bound a call.
+ * <p>
+ * Confirmation: when a search ends with a best other than its baseline, {@code confirmRounds} more rounds each hold
+ * both plans for {@code warmupCalls + holdCalls} calls, best first in even rounds and baseline first in odd ones (so
+ * a trend over time favours neither); each hold is scored as a candidate is, and each plan by the median of its
+ * holds. The best is frozen only if the baseline's median exceeds its own by {@code confirmMargin}, else the
+ * baseline is: the search's scores were taken minutes apart, and on a busy machine (JIT, neighbours) they are not
+ * comparable. These rounds are published like any other, from recorded results alone, and their calls are spent on
+ * top of the budget, at most {@code 2 x confirmRounds x (warmupCalls + holdCalls)}.
  */
 final class TaskTuning
 {
@@ -60,6 +68,14 @@ final class TaskTuning
     private Plan bestPlan;
     private double bestNs = Double.NaN;
     private String lastFailure;
+
+    private boolean confirming;
+    private int confirmDone;
+    private double[] confirmBestNs;
+    private double[] confirmBaselineNs;
+    private long confirmCalls;
+    private TaskState.Confirmation confirmation = TaskState.Confirmation.NONE;
+    private double confirmedSpeedup = Double.NaN;
 
     private long frozenFrom;
     private long lastRecorded = -1;
@@ -171,7 +187,14 @@ final class TaskTuning
                 recorded++;
                 if (recorded == samples.length)
                 {
-                    finishRound(plan);
+                    if (confirming)
+                    {
+                        finishConfirmationRound();
+                    }
+                    else
+                    {
+                        finishRound(plan);
+                    }
                 }
             }
         }
@@ -196,7 +219,13 @@ final class TaskTuning
         {
             return;
         }
-        if (measuring)
+        if (measuring && confirming)
+        {
+            measuring = false;
+            failed.add(plan);
+            abandonConfirmation(plan);
+        }
+        else if (measuring)
         {
             measuring = false;
             trials++;
@@ -213,11 +242,12 @@ final class TaskTuning
     /** @return a snapshot of the task's state. */
     synchronized TaskState state()
     {
-        final boolean searching = status == TaskState.Status.SEARCHING;
+        final boolean searching = search != null;
         return new TaskState(status, trials, totalSearchCalls, baselinePlan, baselineNs,
             searching ? search.best() : bestPlan, searching ? search.bestNs() : bestNs, retunes, failures,
             subspaces.size(), searching ? search.dropped() : dropped,
-            restarts + (searching ? search.restartsDone() : 0), lastFailure);
+            restarts + (searching ? search.restartsDone() : 0), lastFailure, confirmation, confirmedSpeedup,
+            confirmCalls);
     }
 
     /** @return the rounds published so far, in order. */
@@ -315,6 +345,8 @@ final class TaskTuning
         baselinePlan = start;
         baselineNs = Double.NaN;
         baselineRound = rounds.size();
+        confirmation = TaskState.Confirmation.NONE;
+        confirmedSpeedup = Double.NaN;
         publishNext();
     }
 
@@ -333,7 +365,14 @@ final class TaskTuning
                 bestPlan = fallbackPlan();
             }
             search = null;
-            freeze(bestPlan, bestNs);
+            if (shouldConfirm())
+            {
+                startConfirmation();
+            }
+            else
+            {
+                freeze(bestPlan, bestNs);
+            }
             return;
         }
         rounds.add(new TuningRound(rounds.size(), nextFirstCall, List.of(new TuningRound.Hold(next, length)), false));
@@ -357,6 +396,103 @@ final class TaskTuning
         }
         search.observe(plan, scoreNs);
         publishNext();
+    }
+
+    /** @return true when the search's best is another plan than its baseline, and both may still run. */
+    private boolean shouldConfirm()
+    {
+        return config.confirmEnabled() && baselinePlan != null && !bestPlan.equals(baselinePlan) &&
+            !failed.contains(baselinePlan) && !failed.contains(bestPlan);
+    }
+
+    private void startConfirmation()
+    {
+        confirming = true;
+        confirmDone = 0;
+        confirmBestNs = new double[config.confirmRounds()];
+        confirmBaselineNs = new double[config.confirmRounds()];
+        confirmation = TaskState.Confirmation.RUNNING;
+        publishConfirmation();
+    }
+
+    /** Publishes the next confirmation round: best then baseline in even rounds, the reverse in odd ones. */
+    private void publishConfirmation()
+    {
+        final int length = config.callsPerCandidate();
+        final boolean bestFirst = (confirmDone & 1) == 0;
+        final Plan first = bestFirst ? bestPlan : baselinePlan;
+        final Plan second = bestFirst ? baselinePlan : bestPlan;
+        rounds.add(new TuningRound(rounds.size(), nextFirstCall,
+            List.of(new TuningRound.Hold(first, length), new TuningRound.Hold(second, length)), false));
+        samples = new long[2 * length];
+        Arrays.fill(samples, -1L);
+        recorded = 0;
+        measuring = true;
+        confirmCalls += 2L * length;
+        nextFirstCall += 2L * length;
+    }
+
+    private void finishConfirmationRound()
+    {
+        measuring = false;
+        final int length = config.callsPerCandidate();
+        final boolean bestFirst = (confirmDone & 1) == 0;
+        final double firstNs = trimmedMean(Arrays.copyOfRange(samples, 0, length), config.warmupCalls());
+        final double secondNs = trimmedMean(Arrays.copyOfRange(samples, length, 2 * length), config.warmupCalls());
+        confirmBestNs[confirmDone] = bestFirst ? firstNs : secondNs;
+        confirmBaselineNs[confirmDone] = bestFirst ? secondNs : firstNs;
+        confirmDone++;
+        if (confirmDone < confirmBestNs.length)
+        {
+            publishConfirmation();
+            return;
+        }
+        confirming = false;
+        final double bestMedianNs = median(confirmBestNs);
+        final double baselineMedianNs = median(confirmBaselineNs);
+        confirmedSpeedup = baselineMedianNs / bestMedianNs;
+        baselineNs = baselineMedianNs;
+        if (baselineMedianNs > config.confirmMargin() * bestMedianNs)
+        {
+            confirmation = TaskState.Confirmation.KEPT;
+            bestNs = bestMedianNs;
+        }
+        else
+        {
+            confirmation = TaskState.Confirmation.FELL_BACK;
+            bestPlan = baselinePlan;
+            bestNs = baselineMedianNs;
+        }
+        freeze(bestPlan, bestNs);
+    }
+
+    /** A plan failed during the confirmation: the other one is frozen, with its search score. */
+    private void abandonConfirmation(final Plan failedPlan)
+    {
+        confirming = false;
+        if (failedPlan.equals(bestPlan))
+        {
+            confirmation = TaskState.Confirmation.FELL_BACK;
+            bestPlan = baselinePlan;
+            bestNs = baselineNs;
+        }
+        else
+        {
+            confirmation = TaskState.Confirmation.KEPT;
+        }
+        freeze(bestPlan, bestNs);
+    }
+
+    /**
+     * @param values the scores, not empty.
+     * @return their median (the mean of the middle two for an even count).
+     */
+    static double median(final double[] values)
+    {
+        final double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        final int middle = sorted.length >>> 1;
+        return (sorted.length & 1) == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2.0;
     }
 
     private Plan fallbackPlan()

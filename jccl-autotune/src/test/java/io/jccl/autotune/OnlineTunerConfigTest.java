@@ -35,6 +35,10 @@ class OnlineTunerConfigTest
         assertEquals(64, config.leadCalls());
         assertTrue(config.retuneFromBest());
         assertNull(config.saveFile());
+        assertEquals(3, config.confirmRounds());
+        assertEquals(1.02, config.confirmMargin());
+        assertTrue(config.confirmEnabled());
+        assertEquals(36, config.confirmCalls());
         assertEquals(config, OnlineTunerConfig.fromSettings(Map.of()));
         assertEquals(config, OnlineTunerConfig.fromSettings(Map.of(OnlineTunerConfig.HOLD_ENV, "  ")));
     }
@@ -53,11 +57,15 @@ class OnlineTunerConfigTest
             Map.entry("JCCL_TUNER_LEAD", "8"),
             Map.entry("JCCL_TUNER_RETUNE_FROM", "default"),
             Map.entry("JCCL_TUNER_SAVE_FILE", "/tmp/jccl-tuner.tsv"),
-            Map.entry("JCCL_TUNER_SEED", "-9")));
+            Map.entry("JCCL_TUNER_SEED", "-9"),
+            Map.entry("JCCL_TUNER_CONFIRM_ROUNDS", "0"),
+            Map.entry("JCCL_TUNER_CONFIRM_MARGIN", "1.1")));
 
         assertEquals(new OnlineTunerConfig(3, 0, 90, 4, OnlineTunerConfig.Buckets.EXACT, 2.5, 0, 8, false,
-            Path.of("/tmp/jccl-tuner.tsv"), -9), config);
+            Path.of("/tmp/jccl-tuner.tsv"), -9, 0, 1.1), config);
         assertFalse(config.driftEnabled());
+        assertFalse(config.confirmEnabled());
+        assertEquals(0, config.confirmCalls());
     }
 
     @ParameterizedTest
@@ -75,6 +83,11 @@ class OnlineTunerConfigTest
         "JCCL_TUNER_LEAD, 0",
         "JCCL_TUNER_RETUNE_FROM, worst",
         "JCCL_TUNER_SEED, 1.5",
+        "JCCL_TUNER_CONFIRM_ROUNDS, -1",
+        "JCCL_TUNER_CONFIRM_ROUNDS, three",
+        "JCCL_TUNER_CONFIRM_MARGIN, 0.9",
+        "JCCL_TUNER_CONFIRM_MARGIN, Infinity",
+        "JCCL_TUNER_CONFIRM_MARGIN, wide",
     })
     void shouldNameTheVariableOfAnInvalidValue(final String variable, final String value)
     {
@@ -101,6 +114,14 @@ class OnlineTunerConfigTest
         assertTrue(ex.getMessage().startsWith("JCCL_TUNER_BUDGET=5"), ex.getMessage());
         assertThrows(JcclInvalidArgumentException.class, () -> OnlineTunerConfig.defaults().withBuckets(null));
         assertThrows(JcclInvalidArgumentException.class, () -> OnlineTunerConfig.fromSettings(null));
+        final JcclInvalidArgumentException margin = assertThrows(JcclInvalidArgumentException.class,
+            () -> OnlineTunerConfig.defaults().withConfirm(3, Double.NaN));
+        assertTrue(margin.getMessage().startsWith("JCCL_TUNER_CONFIRM_MARGIN=NaN"), margin.getMessage());
+        final JcclInvalidArgumentException rounds = assertThrows(JcclInvalidArgumentException.class,
+            () -> OnlineTunerConfig.defaults().withConfirm(-1, 1.02));
+        assertTrue(rounds.getMessage().startsWith("JCCL_TUNER_CONFIRM_ROUNDS=-1"), rounds.getMessage());
+        assertEquals(OnlineTunerConfig.defaults(), new OnlineTunerConfig(5, 1, 200, 2, OnlineTunerConfig.Buckets.POW2,
+            1.5, 50, 64, true, null, OnlineTunerConfig.SEED_DEFAULT), "the fields left out take their defaults");
     }
 
     private static PlanRequest allReduce(final long bytes)

@@ -89,6 +89,8 @@ final class OnlineTunerHarness
         Landscape landscape;
         double noise;
         Random random = new Random(1);
+        double coldPenalty;
+        double coldDecayCalls = 1;
         long next;
 
         Leader(final OnlineTuner tuner, final PlanRequest request, final Landscape landscape)
@@ -106,10 +108,22 @@ final class OnlineTunerHarness
             return this;
         }
 
+        /**
+         * A cold start: every call is slower by {@code penalty x exp(-callIndex / decayCalls)}, whatever its plan (JIT
+         * warming up, neighbours settling), so plans measured early look slower than they are.
+         */
+        Leader coldStart(final double penalty, final double decayCalls)
+        {
+            coldPenalty = penalty;
+            coldDecayCalls = decayCalls;
+            return this;
+        }
+
         long nanos(final Plan plan)
         {
             final double factor = 1.0 + noise * (2.0 * random.nextDouble() - 1.0);
-            return Math.round(landscape.nanos(plan) * factor);
+            final double cold = 1.0 + coldPenalty * Math.exp(-next / coldDecayCalls);
+            return Math.round(landscape.nanos(plan) * factor * cold);
         }
 
         Plan step()

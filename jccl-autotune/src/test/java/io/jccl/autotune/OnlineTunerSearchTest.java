@@ -67,7 +67,9 @@ class OnlineTunerSearchTest
         assertEquals(ringSimpleP2p(8, 256 << 10), state.bestPlan());
         assertEquals(1000.0, state.bestNs(), 1e-9);
         assertTrue(state.searchCalls() <= CONFIG.budgetCalls(), state.toString());
-        assertEquals(state.searchCalls(), leader.next);
+        assertEquals(TaskState.Confirmation.KEPT, state.confirmation());
+        assertEquals(CONFIG.confirmCalls(), state.confirmCalls());
+        assertEquals(state.searchCalls() + state.confirmCalls(), leader.next, "the search, then the confirmation");
         assertEquals(2, state.restarts());
     }
 
@@ -155,6 +157,8 @@ class OnlineTunerSearchTest
         assertTrue(state.converged());
         assertEquals(DEFAULT, state.bestPlan(), "equal times are no gain: the first plan measured stays best");
         assertTrue(state.trials() < 30, state.toString());
+        assertEquals(TaskState.Confirmation.NONE, state.confirmation(), "nothing to confirm against itself");
+        assertEquals(0, state.confirmCalls());
     }
 
     @Test
@@ -212,6 +216,9 @@ class OnlineTunerSearchTest
 
         assertTrue(state.converged());
         assertEquals(60, state.searchCalls());
+        // the confirmation, if any, comes on top of the budget
+        assertEquals(60 + (state.confirmation() == TaskState.Confirmation.NONE ? 0 : config.confirmCalls()),
+            leader.next);
         assertEquals(10, state.trials());
         assertEquals(10, leader.distinct().size());
         double best = Double.POSITIVE_INFINITY;

@@ -27,7 +27,8 @@ final class OnlineTuning
         OnlineTunerConfig.HOLD_ENV, OnlineTunerConfig.WARMUP_ENV, OnlineTunerConfig.BUDGET_ENV,
         OnlineTunerConfig.RESTARTS_ENV, OnlineTunerConfig.BUCKETS_ENV, OnlineTunerConfig.DRIFT_FACTOR_ENV,
         OnlineTunerConfig.DRIFT_WINDOW_ENV, OnlineTunerConfig.LEAD_ENV, OnlineTunerConfig.RETUNE_FROM_ENV,
-        OnlineTunerConfig.SAVE_FILE_ENV, OnlineTunerConfig.SEED_ENV};
+        OnlineTunerConfig.SAVE_FILE_ENV, OnlineTunerConfig.SEED_ENV, OnlineTunerConfig.CONFIRM_ROUNDS_ENV,
+        OnlineTunerConfig.CONFIRM_MARGIN_ENV};
 
     private OnlineTuning()
     {

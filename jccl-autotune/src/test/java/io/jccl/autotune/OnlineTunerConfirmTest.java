@@ -1,0 +1,270 @@
+package io.jccl.autotune;
+
+import io.jccl.Plan;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import static io.jccl.autotune.OnlineTunerHarness.Landscape;
+import static io.jccl.autotune.OnlineTunerHarness.Leader;
+import static io.jccl.autotune.OnlineTunerHarness.REQUEST;
+import static io.jccl.autotune.OnlineTunerHarness.RING_SIMPLE_P2P;
+import static io.jccl.autotune.OnlineTunerHarness.bowl;
+import static io.jccl.autotune.OnlineTunerHarness.ringSimpleP2p;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class OnlineTunerConfirmTest
+{
+    private static final Plan DEFAULT = ringSimpleP2p(1, 32 << 10);
+    private static final OnlineTunerConfig CONFIG = OnlineTunerConfig.defaults();
+    /** Every plan as fast as every other: only the cold start makes the baseline, measured first, look slow. */
+    private static final Landscape FLAT = plan -> 1000;
+    /** A bowl whose bottom (8 channels, 256K) is twice as fast as the default plan, in its corner. */
+    private static final Landscape TWOFOLD = bowl(1.0 / 18, 8, 256 << 10, plan -> 1000);
+
+    private static Leader leader(final OnlineTunerConfig config, final Landscape landscape)
+    {
+        return new Leader(new OnlineTuner(config, request -> DEFAULT, RING_SIMPLE_P2P), REQUEST, landscape)
+            .coldStart(1.0, 30);
+    }
+
+    /** Runs the leader until its task is confirming, and answers the state then. */
+    private static TaskState untilConfirming(final Leader leader)
+    {
+        for (int i = 0; i < 10_000; i++)
+        {
+            leader.step();
+            final TaskState state = leader.tuner.state(leader.key);
+            if (state.confirmation() == TaskState.Confirmation.RUNNING || state.converged())
+            {
+                return state;
+            }
+        }
+        return leader.tuner.state(leader.key);
+    }
+
+    @Test
+    void shouldFreezeAColdStartArtefactWhenTheConfirmationIsOff()
+    {
+        final Leader leader = leader(CONFIG.withConfirm(0, 1.02), FLAT);
+        final TaskState state = leader.converge(10_000);
+
+        assertTrue(state.converged());
+        assertNotEquals(DEFAULT, state.bestPlan(), "the problem: the baseline was measured while the machine was cold");
+        assertTrue(state.speedup() > 1.5, state.toString());
+        assertEquals(TaskState.Confirmation.NONE, state.confirmation());
+        assertEquals(state.searchCalls(), leader.next);
+    }
+
+    @Test
+    void shouldFallBackToTheBaselineWhenItOnlyLookedSlowBecauseItWasMeasuredFirst()
+    {
+        final Leader leader = leader(CONFIG, FLAT);
+        final TaskState confirming = untilConfirming(leader);
+
+        assertEquals(TaskState.Confirmation.RUNNING, confirming.confirmation());
+        assertEquals(TaskState.Status.SEARCHING, confirming.status());
+        assertNotEquals(DEFAULT, confirming.bestPlan());
+        assertTrue(confirming.speedup() > 1.5, "the search was fooled: " + confirming);
+
+        final TaskState state = leader.converge(10_000);
+        assertTrue(state.converged());
+        assertEquals(TaskState.Confirmation.FELL_BACK, state.confirmation());
+        assertEquals(DEFAULT, state.bestPlan());
+        assertTrue(state.confirmedSpeedup() > 0.95 && state.confirmedSpeedup() < CONFIG.confirmMargin(),
+            state.toString());
+        assertEquals(1.0, state.speedup(), 1e-12, "the frozen plan is the baseline");
+        assertEquals(CONFIG.confirmCalls(), state.confirmCalls());
+        assertEquals(state.searchCalls() + state.confirmCalls(), leader.next);
+
+        final int before = leader.plans.size();
+        leader.run(200);
+        for (final Plan plan : leader.plans.subList(before, leader.plans.size()))
+        {
+            assertEquals(DEFAULT, plan);
+        }
+        assertEquals(0, leader.tuner.state(leader.key).retunes());
+        final String line = leader.tuner.reports().get(0).line();
+        assertTrue(line.contains(": fell back to the baseline"), line);
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 4, 5})
+    void shouldKeepARealTwofoldWinner(final long noiseSeed)
+    {
+        final Leader leader = leader(CONFIG, TWOFOLD).noise(0.1, noiseSeed);
+        final TaskState state = leader.converge(10_000);
+
+        assertTrue(state.converged());
+        assertEquals(TaskState.Confirmation.KEPT, state.confirmation(), state.toString());
+        assertNotEquals(DEFAULT, state.bestPlan());
+        assertTrue(TWOFOLD.nanos(state.bestPlan()) <= 1.15 * 1000, state.bestPlan().id());
+        assertTrue(state.confirmedSpeedup() > 1.6 && state.confirmedSpeedup() < 2.5, state.toString());
+        assertEquals(state.confirmedSpeedup(), state.speedup(), 1e-12, "both scores are the confirmed ones");
+        final String line = leader.tuner.reports().get(0).line();
+        assertTrue(line.contains(": kept"), line);
+
+        final int before = leader.plans.size();
+        leader.run(100);
+        for (final Plan plan : leader.plans.subList(before, leader.plans.size()))
+        {
+            assertEquals(state.bestPlan(), plan);
+        }
+    }
+
+    @Test
+    void shouldInterleaveTheBestAndTheBaselineInAlternatingOrder()
+    {
+        final Leader leader = leader(CONFIG, TWOFOLD);
+        final TaskState state = leader.converge(10_000);
+        final List<TuningRound> rounds = leader.tuner.rounds(leader.key);
+        final int length = CONFIG.callsPerCandidate();
+
+        final TuningRound frozen = rounds.get(rounds.size() - 1);
+        assertTrue(frozen.frozen());
+        assertEquals(state.searchCalls() + state.confirmCalls(), frozen.firstCall());
+        final List<TuningRound> confirmation = rounds.subList(rounds.size() - 1 - CONFIG.confirmRounds(),
+            rounds.size() - 1);
+        for (int i = 0; i < confirmation.size(); i++)
+        {
+            final TuningRound round = confirmation.get(i);
+            final Plan first = i % 2 == 0 ? state.bestPlan() : DEFAULT;
+            final Plan second = i % 2 == 0 ? DEFAULT : state.bestPlan();
+            assertEquals(List.of(new TuningRound.Hold(first, length), new TuningRound.Hold(second, length)),
+                round.holds(), "round " + round.number());
+            assertEquals(state.searchCalls() + (long)i * 2 * length, round.firstCall());
+        }
+        final TuningRound lastSearch = rounds.get(rounds.size() - 2 - CONFIG.confirmRounds());
+        assertEquals(1, lastSearch.holds().size());
+    }
+
+    @Test
+    void shouldFallBackWhenTheBestFailsDuringTheConfirmation()
+    {
+        final Leader leader = leader(CONFIG, TWOFOLD);
+        final TaskState confirming = untilConfirming(leader);
+        leader.failing.add(confirming.bestPlan());
+        final TaskState state = leader.converge(10_000);
+
+        assertTrue(state.converged());
+        assertEquals(TaskState.Confirmation.FELL_BACK, state.confirmation());
+        assertEquals(DEFAULT, state.bestPlan());
+        assertTrue(Double.isNaN(state.confirmedSpeedup()));
+        assertTrue(state.confirmCalls() < CONFIG.confirmCalls(), "the confirmation stopped at the failure");
+        assertEquals(1, state.failures());
+    }
+
+    @Test
+    void shouldKeepTheBestWhenTheBaselineFailsDuringTheConfirmation()
+    {
+        final Leader leader = leader(CONFIG, TWOFOLD);
+        final TaskState confirming = untilConfirming(leader);
+        leader.failing.add(DEFAULT);
+        final TaskState state = leader.converge(10_000);
+
+        assertTrue(state.converged());
+        assertEquals(TaskState.Confirmation.KEPT, state.confirmation());
+        assertEquals(confirming.bestPlan(), state.bestPlan());
+        assertEquals(1, state.failures());
+    }
+
+    @Test
+    void shouldConvergeWithinTheBudgetAndTheConfirmationOnATinyBudget()
+    {
+        final OnlineTunerConfig config = CONFIG.withBudgetCalls(CONFIG.callsPerCandidate() * 2).withConfirm(5, 1.02);
+        final Leader leader = leader(config, TWOFOLD);
+        final TaskState state = leader.converge(10_000);
+
+        assertTrue(state.converged());
+        assertEquals(config.budgetCalls() + config.confirmCalls(), leader.next);
+    }
+
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 42})
+    void shouldGiveEveryRankTheSamePlanThroughTheConfirmation(final long seed)
+    {
+        final int ranks = 3;
+        final OnlineTuner tuner = new OnlineTuner(CONFIG, request -> DEFAULT, RING_SIMPLE_P2P);
+        final TaskKey key = tuner.key(REQUEST, 1);
+        final Random random = new Random(seed);
+        final int calls = 400;
+        final List<List<Plan>> plans = new ArrayList<>();
+        for (int rank = 0; rank < ranks; rank++)
+        {
+            plans.add(new ArrayList<>());
+        }
+        final long[] next = new long[ranks];
+        Plan leaderRunning = null;
+        long leaderRecorded = -1;
+        int waitsWhileConfirming = 0;
+        while (next[0] < calls || next[1] < calls || next[2] < calls)
+        {
+            final int rank = random.nextInt(ranks);
+            if (next[rank] >= calls)
+            {
+                continue;
+            }
+            if (rank == 0)
+            {
+                if (leaderRunning == null)
+                {
+                    leaderRunning = tuner.planFor(key, REQUEST, next[0]);
+                    assertNotNull(leaderRunning, "the leader never waits: it recorded every earlier call");
+                    plans.get(0).add(leaderRunning);
+                }
+                else
+                {
+                    // a cold start: the baseline, measured first, looks slow; the confirmation must undo that
+                    final double cold = 1.0 + Math.exp(-next[0] / 30.0);
+                    tuner.record(key, next[0], leaderRunning, Math.round(FLAT.nanos(leaderRunning) * cold));
+                    leaderRecorded = next[0]++;
+                    leaderRunning = null;
+                }
+                continue;
+            }
+            final Plan plan = tuner.planFor(key, REQUEST, next[rank]);
+            if (plan == null)
+            {
+                assertTrue(leaderRecorded < next[rank] - 1, "call " + next[rank] + " waits though the leader " +
+                    "recorded up to " + leaderRecorded);
+                if (tuner.state(key).confirmation() == TaskState.Confirmation.RUNNING)
+                {
+                    waitsWhileConfirming++;
+                }
+                continue;
+            }
+            plans.get(rank).add(plan);
+            next[rank]++;
+        }
+
+        for (int rank = 1; rank < ranks; rank++)
+        {
+            assertEquals(plans.get(0), plans.get(rank), "rank " + rank);
+        }
+        final TaskState state = tuner.state(key);
+        assertTrue(state.converged());
+        assertEquals(TaskState.Confirmation.FELL_BACK, state.confirmation());
+        assertTrue(waitsWhileConfirming > 0, "ranks ahead of the leader wait for each confirmation round");
+        final List<TuningRound> rounds = tuner.rounds(key);
+        for (int k = 0; k < calls; k++)
+        {
+            Plan published = null;
+            for (final TuningRound round : rounds)
+            {
+                if (round.covers(k))
+                {
+                    published = round.planAt(k);
+                }
+            }
+            assertEquals(published, plans.get(0).get(k), "call " + k);
+        }
+        assertEquals(DEFAULT, plans.get(0).get(calls - 1));
+    }
+}
