@@ -2,16 +2,13 @@ package io.jccl.bench;
 
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
-import org.jfree.chart.LegendItem;
 import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.axis.NumberTickUnit;
 import org.jfree.chart.plot.XYPlot;
-import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.chart.title.TextTitle;
 import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
-import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
 import java.awt.geom.Ellipse2D;
@@ -75,7 +72,9 @@ public final class ChartPlotWriter
         final NumberAxis yAxis = new NumberAxis(model.yLabel());
         yAxis.setAutoRangeIncludesZero(true);
 
-        final XYPlot plot = new XYPlot(dataset, xAxis, yAxis, new MarkedRenderer(model));
+        final XYPlot plot = new XYPlot(dataset, xAxis, yAxis, new MarkerLineRenderer(model, model.series().size(),
+            i -> model.series().get(i).emphasized(), circle(PlotStyle.MARKER_SIZE),
+            (series, item) -> model.series().get(series).points().get(item).marked()));
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
@@ -94,55 +93,9 @@ public final class ChartPlotWriter
         return chart;
     }
 
-    /** Lines in the shared colours and widths; a marker only on the points the model marks. */
-    private static final class MarkedRenderer extends XYLineAndShapeRenderer
+    private static Ellipse2D circle(final double size)
     {
-        private final transient PlotModel model;
-
-        MarkedRenderer(final PlotModel model)
-        {
-            super(true, true);
-            this.model = model;
-            final double size = PlotStyle.MARKER_SIZE;
-            for (int i = 0; i < model.series().size(); i++)
-            {
-                final boolean thick = model.series().get(i).emphasized();
-                setSeriesPaint(i, PlotStyle.color(i));
-                setSeriesStroke(i, new BasicStroke(thick ? PlotStyle.THICK_LINE_WIDTH : PlotStyle.LINE_WIDTH,
-                    BasicStroke.CAP_ROUND, BasicStroke.JOIN_ROUND));
-                setSeriesShape(i, new Ellipse2D.Double(-size / 2, -size / 2, size, size));
-            }
-        }
-
-        @Override
-        public boolean getItemShapeVisible(final int series, final int item)
-        {
-            return model.series().get(series).points().get(item).marked();
-        }
-
-        @Override
-        public LegendItem getLegendItem(final int datasetIndex, final int series)
-        {
-            final LegendItem item = super.getLegendItem(datasetIndex, series);
-            if (item != null)
-            {
-                // the legend shows each line; a marker means "best at this size", which no legend entry is
-                item.setShapeVisible(false);
-            }
-            return item;
-        }
-
-        @Override
-        public boolean equals(final Object other)
-        {
-            return other instanceof MarkedRenderer marked && marked.model.equals(model) && super.equals(other);
-        }
-
-        @Override
-        public int hashCode()
-        {
-            return model.hashCode();
-        }
+        return new Ellipse2D.Double(-size / 2, -size / 2, size, size);
     }
 
     /** Writes an x position (log2 of the size less the smallest exponent) as the size: 8B, 1K, 1M. */

@@ -2,13 +2,11 @@ package io.jccl.bench;
 
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
-import org.jfree.chart.LegendItem;
 import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.axis.NumberTickUnit;
 import org.jfree.chart.plot.ValueMarker;
 import org.jfree.chart.plot.XYPlot;
-import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
 import org.jfree.chart.title.TextTitle;
 import org.jfree.chart.ui.RectangleAnchor;
 import org.jfree.chart.ui.TextAnchor;
@@ -80,7 +78,10 @@ public final class TraceChartWriter
         yAxis.setMinorTickMarksVisible(true);
         yAxis.setNumberFormatOverride(new DecimalFormat("#,##0.###", DecimalFormatSymbols.getInstance(Locale.ROOT)));
 
-        final XYPlot plot = new XYPlot(dataset, xAxis, yAxis, new ConvergedRenderer(model));
+        final XYPlot plot = new XYPlot(dataset, xAxis, yAxis, new MarkerLineRenderer(model, model.series().size(),
+            i -> false, new Rectangle2D.Double(-PlotStyle.MARKER_SIZE / 2, -PlotStyle.MARKER_SIZE / 2,
+            PlotStyle.MARKER_SIZE, PlotStyle.MARKER_SIZE),
+            (series, item) -> model.series().get(series).points().get(item).converged()));
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
@@ -104,56 +105,5 @@ public final class TraceChartWriter
         chart.setBackgroundPaint(Color.WHITE);
         chart.addSubtitle(new TextTitle(model.note(), new Font(Font.SANS_SERIF, Font.PLAIN, 12)));
         return chart;
-    }
-
-    /** Thin lines in the shared colours; a marker only on the calls of the converged plan. */
-    private static final class ConvergedRenderer extends XYLineAndShapeRenderer
-    {
-        private static final long serialVersionUID = 1L;
-        private final transient TracePlotModel model;
-
-        ConvergedRenderer(final TracePlotModel model)
-        {
-            super(true, true);
-            this.model = model;
-            final double size = PlotStyle.MARKER_SIZE;
-            for (int i = 0; i < model.series().size(); i++)
-            {
-                setSeriesPaint(i, PlotStyle.color(i));
-                setSeriesStroke(i, new BasicStroke(1f, BasicStroke.CAP_ROUND, BasicStroke.JOIN_ROUND));
-                setSeriesShape(i, new Rectangle2D.Double(-size / 2, -size / 2, size, size));
-            }
-        }
-
-        @Override
-        public boolean getItemShapeVisible(final int series, final int item)
-        {
-            return model.series().get(series).points().get(item).converged();
-        }
-
-        @Override
-        public LegendItem getLegendItem(final int datasetIndex, final int series)
-        {
-            final LegendItem item = super.getLegendItem(datasetIndex, series);
-            if (item != null)
-            {
-                // the legend shows each task's line and names its converged plan; the marker needs no entry
-                item.setShapeVisible(false);
-            }
-            return item;
-        }
-
-        @Override
-        public boolean equals(final Object other)
-        {
-            return other instanceof ConvergedRenderer converged && converged.model.equals(model) &&
-                super.equals(other);
-        }
-
-        @Override
-        public int hashCode()
-        {
-            return model.hashCode();
-        }
     }
 }
