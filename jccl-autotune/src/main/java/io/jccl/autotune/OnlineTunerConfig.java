@@ -77,6 +77,10 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public static final String CONFIRM_ROUNDS_ENV = "JCCL_TUNER_CONFIRM_ROUNDS";
     /** The variable of {@link #confirmMargin()}. */
     public static final String CONFIRM_MARGIN_ENV = "JCCL_TUNER_CONFIRM_MARGIN";
+    /** Every variable {@link #fromSettings(java.util.Map)} reads, for callers that gather them. */
+    public static final java.util.List<String> VARIABLES = java.util.List.of(HOLD_ENV, WARMUP_ENV, BUDGET_ENV,
+        RESTARTS_ENV, BUCKETS_ENV, DRIFT_FACTOR_ENV, DRIFT_WINDOW_ENV, LEAD_ENV, RETUNE_FROM_ENV, SAVE_FILE_ENV,
+        SEED_ENV, CONFIRM_ROUNDS_ENV, CONFIRM_MARGIN_ENV);
 
     /** Default {@link #holdCalls()}. */
     public static final int HOLD_DEFAULT = 5;

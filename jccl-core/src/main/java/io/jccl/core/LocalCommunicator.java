@@ -316,9 +316,9 @@ final class LocalCommunicator implements Communicator
             call.deadlineNs = now + TimeUnit.MILLISECONDS.toNanos(group.context.timeoutMs());
         }
         Plan tuned = null;
-        if (group.online != null && call.count > 0 && onlineTuned(call))
+        final PlanRequest request = group.online != null && call.count > 0 ? request(call) : null;
+        if (request != null && onlineTuned(call, request))
         {
-            final PlanRequest request = request(call);
             final io.jccl.autotune.TaskKey task = group.online.key(request, call.op, group.id);
             final long[] calls = taskCalls.computeIfAbsent(task, k -> new long[1]);
             tuned = group.online.planFor(task, request, calls[0]);
@@ -358,11 +358,11 @@ final class LocalCommunicator implements Communicator
     }
 
     /** @return true when the online tuner decides the call: no pinned algorithm, no schedule, no table line. */
-    private boolean onlineTuned(final Call call)
+    private boolean onlineTuned(final Call call, final PlanRequest request)
     {
         return group.tuner.constraints().algoSpec() == null && group.schedules.select(call.collective, size(),
             call.inPlace, call.count, call.type.byteSize()) == null &&
-            (group.tuner.table() == null || group.tuner.table().lookup(request(call)) == null);
+            (group.tuner.table() == null || group.tuner.table().lookup(request) == null);
     }
 
     /** Decides everything about a call shape that does not depend on its buffers: once per shape. */

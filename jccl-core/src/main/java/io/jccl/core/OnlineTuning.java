@@ -23,12 +23,6 @@ final class OnlineTuning
     static final String TRACE_HEADER = "task,call,plan,ns,outcome";
 
     private static final Logger LOG = LoggerFactory.getLogger("io.jccl");
-    private static final String[] VARIABLES = {
-        OnlineTunerConfig.HOLD_ENV, OnlineTunerConfig.WARMUP_ENV, OnlineTunerConfig.BUDGET_ENV,
-        OnlineTunerConfig.RESTARTS_ENV, OnlineTunerConfig.BUCKETS_ENV, OnlineTunerConfig.DRIFT_FACTOR_ENV,
-        OnlineTunerConfig.DRIFT_WINDOW_ENV, OnlineTunerConfig.LEAD_ENV, OnlineTunerConfig.RETUNE_FROM_ENV,
-        OnlineTunerConfig.SAVE_FILE_ENV, OnlineTunerConfig.SEED_ENV, OnlineTunerConfig.CONFIRM_ROUNDS_ENV,
-        OnlineTunerConfig.CONFIRM_MARGIN_ENV};
 
     private OnlineTuning()
     {
@@ -37,7 +31,7 @@ final class OnlineTuning
     static OnlineTuner create(final Context context, final TunerChain chain, final Topology topology)
     {
         final Map<String, String> settings = new HashMap<>();
-        for (final String name : VARIABLES)
+        for (final String name : OnlineTunerConfig.VARIABLES)
         {
             final String value = Context.setting(name);
             if (value != null)
