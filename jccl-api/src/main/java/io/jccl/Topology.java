@@ -90,6 +90,12 @@ public final class Topology
         return hostOfRank[a] == hostOfRank[b];
     }
 
+    /** @return the number of distinct hosts the ranks live on. */
+    public int hosts()
+    {
+        return (int)Arrays.stream(hostOfRank).distinct().count();
+    }
+
     @Override
     public boolean equals(final Object o)
     {

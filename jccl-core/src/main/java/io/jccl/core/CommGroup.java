@@ -15,6 +15,8 @@ import io.jccl.kernels.HostDevice;
 import io.jccl.schedules.Generators;
 import io.jccl.schedules.Program;
 import io.jccl.transport.InProcessTransport;
+import io.jccl.transport.net.NetConfig;
+import io.jccl.transport.net.NetTransport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +35,8 @@ final class CommGroup
 
     final Context context;
     final Topology topology;
+    /** The hosts the ranks span (the tuners' {@code nNodes}). */
+    final int hosts;
     final InProcessTransport transport;
     final TunerChain tuner;
     /** The online search ({@code JCCL_TUNER=auto}), or null. */
@@ -47,22 +51,20 @@ final class CommGroup
     private final AtomicInteger open;
     private final Runnable onLastClose;
     private final Runnable onAbort;
+    private final Runnable quiesce;
     private volatile JcclException failure;
 
     private CommGroup(final Context context, final Topology topology, final int[] localRanks,
         final InProcessTransport transport, final PlanConstraints constraints, final Calibration calibration,
-        final Runnable onLastClose, final Runnable onAbort)
+        final Runnable onLastClose, final Runnable onAbort, final Runnable quiesce)
     {
         this.onAbort = onAbort;
+        this.quiesce = quiesce;
         this.context = context;
         this.topology = topology;
+        this.hosts = topology.hosts();
         this.transport = transport;
         this.onLastClose = onLastClose;
-        if (constraints.transport() == TransportKind.NET)
-        {
-            throw new JcclInvalidUsageException(Context.TRANSPORT_PROP_NAME + "=net needs ranks on other hosts; " +
-                "all " + topology.ranks() + " ranks of this communicator share one host (valid here: p2p, shm)");
-        }
         this.tuner = TunerChain.create(constraints, calibration,
             context.tunerMode() == Context.TunerMode.MODEL ? null : context.tunerConfigFile());
         tuner.warnings().forEach(w -> LOG.warn("jccl WARN {}", w));
@@ -86,9 +88,10 @@ final class CommGroup
             ProgressEngine.INSTANCE.register(communicators[r]);
             if (context.debugInfo())
             {
-                LOG.info("jccl INFO comm rank {}/{} device {} transport {} ({} of them in this process)", r,
-                    topology.ranks(), HostDevice.INSTANCE.name(), localRanks.length == topology.ranks() ?
-                    "p2p/shm" : "shm", localRanks.length);
+                LOG.info("jccl INFO comm rank {}/{} device {} transport {} ({} of them in this process, {} hosts)",
+                    r, topology.ranks(), HostDevice.INSTANCE.name(), (localRanks.length == topology.ranks() ?
+                    "p2p/shm" : "shm") + (transport.net() == null ? "" : ", " + transport.net().describe()),
+                    localRanks.length, hosts);
             }
         }
     }
@@ -99,8 +102,30 @@ final class CommGroup
         HostDevice.checkJvmFlags();
         final int[] all = new int[nRanks];
         java.util.Arrays.setAll(all, r -> r);
-        return new CommGroup(context, Topology.singleProcess(nRanks), all, new InProcessTransport(),
-            context.constraints(), context.calibration(), () -> { }, () -> { });
+        if (context.constraints().transport() != TransportKind.NET)
+        {
+            return new CommGroup(context, Topology.singleProcess(nRanks), all, new InProcessTransport(),
+                context.constraints(), context.calibration(), () -> { }, () -> { }, () -> { });
+        }
+        // NET pinned in one process: every pair goes through Aeron on this host's loopback
+        final NetTransport net = NetTransport.start(NetConfig.fromEnvironment(System.getenv(), "127.0.0.1",
+            context.timeoutMs()));
+        final String[] endpoints = new String[nRanks];
+        java.util.Arrays.fill(endpoints, net.endpoint());
+        try
+        {
+            net.connect(endpoints);
+            final CommGroup group = new CommGroup(context, Topology.singleProcess(nRanks), all,
+                new InProcessTransport(net), context.constraints(), context.calibration(), () -> { }, () -> { },
+                () -> { });
+            net.onFailure(group::fail);
+            return group;
+        }
+        catch (final RuntimeException ex)
+        {
+            net.close();
+            throw ex;
+        }
     }
 
     /**
@@ -111,11 +136,13 @@ final class CommGroup
      * @param calibration the cost model's constants, the same in every process.
      * @param onLastClose run when the last local rank closes (the bootstrap's end).
      * @param onAbort     run when a local rank aborts, so peers in other processes hear of it at once.
-     * @return this process's part of a communicator whose ranks live in several processes of one host.
+     * @param quiesce     run before the transport closes, unless the group failed: waits until no peer needs this
+     *                    process's data any more (the network transport's last slots).
+     * @return this process's part of a communicator whose ranks live in several processes, on one host or more.
      */
     static CommGroup createShared(final Context context, final Topology topology, final int[] localRanks,
         final InProcessTransport transport, final Calibration calibration, final Runnable onLastClose,
-        final Runnable onAbort)
+        final Runnable onAbort, final Runnable quiesce)
     {
         HostDevice.checkJvmFlags();
         PlanConstraints constraints = context.constraints();
@@ -128,14 +155,13 @@ final class CommGroup
             throw new JcclInvalidUsageException("JCCL_TUNER=auto needs ranks of one process for now: the online " +
                 "tuner's rounds do not travel between processes yet (use model or table)");
         }
-        if (constraints.transport() != TransportKind.SHM)
+        if (constraints.transport() == TransportKind.P2P)
         {
-            throw new JcclInvalidUsageException(Context.TRANSPORT_PROP_NAME + "=" +
-                constraints.transport().lowerName() + " cannot connect ranks in different processes; valid " +
-                "between processes of one host: shm");
+            throw new JcclInvalidUsageException(Context.TRANSPORT_PROP_NAME + "=p2p cannot connect ranks in " +
+                "different processes; valid between processes: shm (one host), net (any hosts)");
         }
         return new CommGroup(context, topology, localRanks, transport, constraints, calibration, onLastClose,
-            onAbort);
+            onAbort, quiesce);
     }
 
     /** @return this process's communicators, by rank. */
@@ -194,6 +220,10 @@ final class CommGroup
             if (context.debugInfo())
             {
                 LOG.info("jccl INFO connectors of this group: {}", transport.counters());
+            }
+            if (failure == null)
+            {
+                quiesce.run();
             }
             transport.close();
             if (online != null)

@@ -429,7 +429,7 @@ final class LocalCommunicator implements Communicator
     private PlanRequest request(final Call call)
     {
         final long bytes = call.collective.totalCount(call.count, size()) * call.type.byteSize();
-        return new PlanRequest(call.collective, call.type, bytes, size());
+        return new PlanRequest(call.collective, call.type, bytes, size(), group.hosts, 1, false);
     }
 
     private Plan plan(final Call call)

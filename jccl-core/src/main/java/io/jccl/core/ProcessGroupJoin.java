@@ -3,6 +3,7 @@ package io.jccl.core;
 import io.jccl.Communicator;
 import io.jccl.JcclInvalidUsageException;
 import io.jccl.Topology;
+import io.jccl.TransportKind;
 import io.jccl.UniqueId;
 import io.jccl.autotune.Calibration;
 import io.jccl.kernels.HostDevice;
@@ -10,6 +11,8 @@ import io.jccl.transport.InProcessTransport;
 import io.jccl.transport.SharedMemoryDevice;
 import io.jccl.transport.bootstrap.Bootstrap;
 import io.jccl.transport.bootstrap.PeerInfo;
+import io.jccl.transport.net.NetConfig;
+import io.jccl.transport.net.NetTransport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,9 +26,10 @@ import java.util.List;
 /**
  * Joins one rank of this process to a communicator whose ranks live in several processes of this host
  * ({@code ncclCommInitRank}): the bootstrap's rendezvous and table of peers, rank 0's cost-model calibration for
- * every rank (so every rank predicts, and chooses, the same plans), a check that every rank's settings agree, and
- * FIFO files in {@code /dev/shm} between the processes. A peer the bootstrap sees die breaks the communicator on
- * every survivor with an error naming it.
+ * every rank (so every rank predicts, and chooses, the same plans), a check that every rank's settings agree, FIFO
+ * files in {@code /dev/shm} between the processes of a host, and Aeron UDP between hosts (each process's endpoint
+ * all-gathered through the bootstrap). A peer the bootstrap or the network sees die breaks the communicator on every
+ * survivor with an error naming it.
  */
 final class ProcessGroupJoin
 {
@@ -41,19 +45,11 @@ final class ProcessGroupJoin
         final Bootstrap bootstrap = Bootstrap.connect(id, rank, size, PeerInfo.local(rank, new byte[0]),
             context.timeoutMs());
         CommGroup group = null;
+        NetTransport net = null;
         try
         {
             final List<PeerInfo> peers = bootstrap.peers();
-            for (final PeerInfo peer : peers)
-            {
-                if (!peer.sameHost(peers.get(rank)))
-                {
-                    throw new JcclInvalidUsageException("rank " + peer.rank() + " runs on host " + peer.hostname() +
-                        " (boot id " + peer.bootId() + ") and rank " + rank + " on " + peers.get(rank).hostname() +
-                        " (boot id " + peers.get(rank).bootId() + "): ranks on other hosts need the network " +
-                        "transport, which jccl does not have yet");
-                }
-            }
+            final int[] hosts = hostNumbers(peers);
             if (rank == 0)
             {
                 sweepStaleFifos(SharedMemoryDevice.INSTANCE.directory(), sharedPrefix(id));
@@ -61,19 +57,34 @@ final class ProcessGroupJoin
             // no rank makes a FIFO file before rank 0 has swept (the gather below is the barrier)
             final Calibration calibration = decode(bootstrap.allGather(
                 rank == 0 ? encode(context.calibration()) : new byte[0])[0]);
-            final int[] hosts = new int[size];
             final int[] processes = new int[size];
             java.util.Arrays.setAll(processes, r -> r);
-            final InProcessTransport transport = new InProcessTransport(r -> r == rank,
-                SharedMemoryDevice.INSTANCE.directory(), sharedPrefix(id), context.timeoutMs());
-            group = CommGroup.createShared(context, Topology.of(hosts, processes), new int[] {rank}, transport,
-                calibration, bootstrap::close, bootstrap::abort);
+            final Topology topology = Topology.of(hosts, processes);
+            // every rank decides alike: the peer table is the same everywhere and the pins are compared below
+            if (topology.hosts() > 1 || context.constraints().transport() == TransportKind.NET)
+            {
+                net = NetTransport.start(NetConfig.fromEnvironment(System.getenv(), id.host(), context.timeoutMs()));
+                final byte[][] gathered = bootstrap.allGather(net.endpoint().getBytes(StandardCharsets.US_ASCII));
+                final String[] endpoints = new String[size];
+                java.util.Arrays.setAll(endpoints, r -> new String(gathered[r], StandardCharsets.US_ASCII));
+                net.connect(endpoints);
+            }
+            final InProcessTransport transport = new InProcessTransport(r -> r == rank, hosts,
+                SharedMemoryDevice.INSTANCE.directory(), sharedPrefix(id), context.timeoutMs(), net);
+            final NetTransport network = net;
+            group = CommGroup.createShared(context, topology, new int[] {rank}, transport, calibration,
+                bootstrap::close, bootstrap::abort, () -> quiesce(bootstrap, network));
             checkSameSettings(bootstrap, group, rank);
             bootstrap.onPeerFailure(group::fail);
+            if (net != null)
+            {
+                net.onFailure(group::fail);
+            }
             if (context.debugInfo())
             {
-                LOG.info("jccl INFO rank {}/{} joined {} in process {} (shared memory with {} peer processes)", rank,
-                    size, id.host() + ":" + id.port(), ProcessHandle.current().pid(), size - 1);
+                LOG.info("jccl INFO rank {}/{} joined {} in process {} ({} hosts, {} peer processes{})", rank, size,
+                    id.host() + ":" + id.port(), ProcessHandle.current().pid(), topology.hosts(), size - 1,
+                    net == null ? "" : ", network " + net.endpoint() + " mtu " + net.config().mtu());
             }
             return group.communicators()[0];
         }
@@ -83,8 +94,48 @@ final class ProcessGroupJoin
             {
                 group.communicators()[0].close();
             }
+            else if (net != null)
+            {
+                net.close();
+            }
             bootstrap.close();
             throw ex;
+        }
+    }
+
+    /**
+     * @param peers every rank's info.
+     * @return a host number per rank: ranks with the same host name and boot id (or {@code JCCL_HOSTID}) share one.
+     */
+    static int[] hostNumbers(final List<PeerInfo> peers)
+    {
+        final int[] hosts = new int[peers.size()];
+        final java.util.Map<String, Integer> numbers = new java.util.HashMap<>();
+        for (int r = 0; r < hosts.length; r++)
+        {
+            final PeerInfo p = peers.get(r);
+            hosts[r] = numbers.computeIfAbsent(p.hostname() + "\n" + p.bootId(), k -> numbers.size());
+        }
+        return hosts;
+    }
+
+    /**
+     * Before the network transport closes: a barrier, so every rank has finished its calls and no peer still waits
+     * for a slot this process has yet to send. A failing barrier (a peer gone) only shortens the wait.
+     */
+    private static void quiesce(final Bootstrap bootstrap, final NetTransport net)
+    {
+        if (net == null)
+        {
+            return;
+        }
+        try
+        {
+            bootstrap.barrier();
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.warn("jccl WARN closing without the final barrier ({}): a peer may lose its last slots", ex.toString());
         }
     }
 

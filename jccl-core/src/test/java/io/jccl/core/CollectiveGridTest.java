@@ -2,6 +2,7 @@ package io.jccl.core;
 
 import io.jccl.Algorithm;
 import io.jccl.Communicator;
+import io.jccl.TransportKind;
 import io.jccl.core.CollectiveGrid.GridCase;
 import io.jccl.core.CollectiveGrid.Pipeline;
 import org.junit.jupiter.api.AfterAll;
@@ -11,6 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -43,7 +45,22 @@ class CollectiveGridTest
     @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void shouldMatchReferenceWhenCoveringArrayCase(final GridCase gridCase)
     {
-        runCase(gridCase);
+        runCase(gridCase, null);
+    }
+
+    /** Every third covering-array case, with every pair of ranks over Aeron UDP on loopback (NET pinned). */
+    static Stream<GridCase> networkCases()
+    {
+        final List<GridCase> all = CollectiveGrid.ciCases();
+        return java.util.stream.IntStream.range(0, all.size()).filter(i -> i % 3 == 0).mapToObj(all::get);
+    }
+
+    @ParameterizedTest(name = "{index}: {0}")
+    @MethodSource("networkCases")
+    @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void shouldMatchReferenceOverTheNetworkTransport(final GridCase gridCase)
+    {
+        runCase(gridCase, TransportKind.NET);
     }
 
     @Tag("slow")
@@ -52,7 +69,7 @@ class CollectiveGridTest
     @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void shouldMatchReferenceWhenFullProductCase(final GridCase gridCase)
     {
-        runCase(gridCase);
+        runCase(gridCase, null);
     }
 
     @AfterAll
@@ -71,10 +88,11 @@ class CollectiveGridTest
         }
     }
 
-    private static void runCase(final GridCase gridCase)
+    private static void runCase(final GridCase gridCase, final TransportKind transport)
     {
-        final String key = gridCase.ranks() + "/" + gridCase.algorithm() + "/" + gridCase.pipeline();
-        final Communicator[] comms = communicators(key, gridCase.ranks(), gridCase.algorithm(), gridCase.pipeline());
+        final String key = gridCase.ranks() + "/" + gridCase.algorithm() + "/" + gridCase.pipeline() + "/" + transport;
+        final Communicator[] comms = communicators(key, gridCase.ranks(), gridCase.algorithm(), gridCase.pipeline(),
+            transport);
         boolean ok = false;
         try
         {
@@ -91,7 +109,7 @@ class CollectiveGridTest
     }
 
     private static Communicator[] communicators(final String key, final int ranks, final Algorithm algorithm,
-        final Pipeline pipeline)
+        final Pipeline pipeline, final TransportKind transport)
     {
         synchronized (COMMUNICATORS)
         {
@@ -99,6 +117,7 @@ class CollectiveGridTest
                 .algorithm(algorithm)
                 .timeoutMs(JCCL_TIMEOUT_MS)
                 .channels(pipeline.channels)
+                .transport(transport)
                 .chunkBytes(pipeline.chunkBytes), ranks));
         }
     }

@@ -58,7 +58,24 @@ public final class InProcessFifo implements AutoCloseable
     public InProcessFifo(final Device device, final Protocol protocol, final boolean direct, final int from,
         final int to)
     {
-        this(device, device.allocate(totalLength(protocol)), device::free, protocol, direct, from, to);
+        this(device, device.allocate(totalLength(protocol)), device::free, protocol, direct,
+            ProtocolDescriptor.wireSlotLength(protocol), from, to);
+    }
+
+    /**
+     * A SIMPLE-framed FIFO in the device's memory whose slots hold {@code payloadLength} bytes: the staging ring a
+     * proxy fills or drains on one side (the network transport's send and receive rings).
+     *
+     * @param device        where the FIFO's memory lives.
+     * @param payloadLength bytes per slot, positive.
+     * @param from          sending rank.
+     * @param to            receiving rank.
+     * @return the FIFO.
+     */
+    public static InProcessFifo staging(final Device device, final int payloadLength, final int from, final int to)
+    {
+        return new InProcessFifo(device, device.allocate(FifoDescriptor.totalLength(payloadLength)), device::free,
+            Protocol.SIMPLE, false, payloadLength, from, to);
     }
 
     /**
@@ -73,11 +90,12 @@ public final class InProcessFifo implements AutoCloseable
     public InProcessFifo(final long base, final java.util.function.LongConsumer freeBase, final Protocol protocol,
         final int from, final int to)
     {
-        this(HostDevice.INSTANCE, base, freeBase, protocol, false, from, to);
+        this(HostDevice.INSTANCE, base, freeBase, protocol, false, ProtocolDescriptor.wireSlotLength(protocol), from,
+            to);
     }
 
     private InProcessFifo(final Device device, final long base, final java.util.function.LongConsumer freeBase,
-        final Protocol protocol, final boolean direct, final int from, final int to)
+        final Protocol protocol, final boolean direct, final int wireSlotLength, final int from, final int to)
     {
         if (direct && protocol != Protocol.SIMPLE)
         {
@@ -86,8 +104,8 @@ public final class InProcessFifo implements AutoCloseable
         this.direct = direct;
         this.device = device;
         this.protocol = protocol;
-        this.wireSlotLength = ProtocolDescriptor.wireSlotLength(protocol);
-        this.payloadLength = ProtocolDescriptor.payloadLength(protocol);
+        this.wireSlotLength = wireSlotLength;
+        this.payloadLength = protocol == Protocol.SIMPLE ? wireSlotLength : ProtocolDescriptor.payloadLength(protocol);
         this.base = base;
         this.freeBase = freeBase;
         this.sender = new Sender(to, protocol == Protocol.SIMPLE ? 0 : device.allocate(payloadLength));
@@ -119,6 +137,12 @@ public final class InProcessFifo implements AutoCloseable
     public Protocol protocol()
     {
         return protocol;
+    }
+
+    /** @return the slots the receiving end has released so far (its head), read with acquire. */
+    public long released()
+    {
+        return UnsafeApi.getLongAcquire(null, base + HEAD_OFFSET);
     }
 
     /** Frees the memory; neither end may be used afterwards. */

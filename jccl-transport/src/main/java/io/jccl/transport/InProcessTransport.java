@@ -5,6 +5,8 @@ import io.jccl.TransportKind;
 import io.jccl.kernels.Device;
 import io.jccl.kernels.HostDevice;
 
+import io.jccl.transport.net.NetTransport;
+
 import java.nio.file.Path;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntPredicate;
@@ -23,8 +25,13 @@ public final class InProcessTransport implements AutoCloseable
     private final Path sharedDirectory;
     private final String sharedPrefix;
     private final long attachTimeoutMs;
+    /** Host of each rank, or null when every rank shares this host. */
+    private final int[] hostOfRank;
+    /** Aeron UDP connections, or null where no rank pair needs the network. */
+    private final NetTransport net;
     private final ConcurrentHashMap<Long, InProcessFifo> fifos = new ConcurrentHashMap<>();
     private final ConnectorCounters counters = new ConnectorCounters();
+    private final java.util.Set<Long> netConnections = ConcurrentHashMap.newKeySet();
 
     /** Connections in host memory. */
     public InProcessTransport()
@@ -44,7 +51,18 @@ public final class InProcessTransport implements AutoCloseable
      */
     public InProcessTransport(final Device device, final Device sharedDevice)
     {
-        this(device, sharedDevice, rank -> true, null, null, 0);
+        this(device, sharedDevice, rank -> true, null, null, 0, null, null);
+    }
+
+    /**
+     * Connections of ranks in this process where every pair, whatever the plan says, goes through the network
+     * transport (the transport NET pinned on one host: Aeron over loopback or the host's address).
+     *
+     * @param net the network transport, connected.
+     */
+    public InProcessTransport(final NetTransport net)
+    {
+        this(HostDevice.INSTANCE, SharedMemoryDevice.INSTANCE, rank -> true, null, null, 0, null, net);
     }
 
     /**
@@ -60,12 +78,35 @@ public final class InProcessTransport implements AutoCloseable
         final long attachTimeoutMs)
     {
         this(HostDevice.INSTANCE, SharedMemoryDevice.INSTANCE, local, sharedDirectory, sharedPrefix,
-            attachTimeoutMs);
+            attachTimeoutMs, null, null);
+    }
+
+    /**
+     * Connections of a communicator whose ranks live in several processes and possibly several hosts: as
+     * {@link #InProcessTransport(IntPredicate, Path, String, long)} on this host; a pair whose ranks live on
+     * different hosts, or any pair when the plan's transport is NET, goes through the network transport.
+     *
+     * @param local           which ranks live in this process.
+     * @param hostOfRank      the host of every rank (any numbering; equal numbers share a host).
+     * @param sharedDirectory where shared FIFO files are made ({@code /dev/shm}).
+     * @param sharedPrefix    a name unique to the communicator, the same in every process.
+     * @param attachTimeoutMs how long to wait for a peer process to create a shared FIFO.
+     * @param net             the network transport, connected; null when every rank shares this host and NET is
+     *                        not wanted.
+     */
+    public InProcessTransport(final IntPredicate local, final int[] hostOfRank, final Path sharedDirectory,
+        final String sharedPrefix, final long attachTimeoutMs, final NetTransport net)
+    {
+        this(HostDevice.INSTANCE, SharedMemoryDevice.INSTANCE, local, sharedDirectory, sharedPrefix,
+            attachTimeoutMs, hostOfRank.clone(), net);
     }
 
     private InProcessTransport(final Device device, final Device sharedDevice, final IntPredicate local,
-        final Path sharedDirectory, final String sharedPrefix, final long attachTimeoutMs)
+        final Path sharedDirectory, final String sharedPrefix, final long attachTimeoutMs, final int[] hostOfRank,
+        final NetTransport net)
     {
+        this.hostOfRank = hostOfRank;
+        this.net = net;
         this.device = device;
         this.sharedDevice = sharedDevice;
         this.local = local;
@@ -115,11 +156,16 @@ public final class InProcessTransport implements AutoCloseable
      * @param transport P2P (FIFO in process memory; direct reads of the sender's buffers with SIMPLE) or SHM (FIFO
      *                  in a shared-memory mapping, always staged).
      * @return the sending end of that connection, created on first use.
-     * @throws IllegalArgumentException for NET, which needs ranks on other hosts.
+     * @throws IllegalArgumentException for NET where this communicator has no network transport.
      */
     public SendConnector sender(final int from, final int to, final int channel, final Protocol protocol,
         final TransportKind transport)
     {
+        if (overNetwork(from, to, transport))
+        {
+            countNet(from, to, channel, protocol);
+            return net.sender(from, to, channel, protocol);
+        }
         return fifo(from, to, channel, protocol, transport).sender();
     }
 
@@ -130,11 +176,16 @@ public final class InProcessTransport implements AutoCloseable
      * @param protocol  framing.
      * @param transport P2P or SHM, as for {@link #sender(int, int, int, Protocol, TransportKind)}.
      * @return the receiving end of that connection, created on first use.
-     * @throws IllegalArgumentException for NET, which needs ranks on other hosts.
+     * @throws IllegalArgumentException for NET where this communicator has no network transport.
      */
     public RecvConnector receiver(final int from, final int to, final int channel, final Protocol protocol,
         final TransportKind transport)
     {
+        if (overNetwork(from, to, transport))
+        {
+            countNet(from, to, channel, protocol);
+            return net.receiver(from, to, channel, protocol);
+        }
         return fifo(from, to, channel, protocol, transport).receiver();
     }
 
@@ -144,14 +195,36 @@ public final class InProcessTransport implements AutoCloseable
         return counters;
     }
 
+    /** Counts a network connection once, whichever of its ends this process asks for first. */
+    private void countNet(final int from, final int to, final int channel, final Protocol protocol)
+    {
+        if (netConnections.add(NetTransport.key(from, to, channel, protocol)))
+        {
+            counters.connectorCreated();
+        }
+    }
+
+    /** @return the network transport, or null. */
+    public NetTransport net()
+    {
+        return net;
+    }
+
+    /** @return true when the pair's ranks live on different hosts, or NET is asked and the network is there. */
+    private boolean overNetwork(final int from, final int to, final TransportKind transport)
+    {
+        final boolean crossHost = hostOfRank != null && hostOfRank[from] != hostOfRank[to];
+        if ((crossHost || transport == TransportKind.NET) && net == null)
+        {
+            throw new IllegalArgumentException("transport NET between ranks " + from + " and " + to +
+                " needs the network transport, which this communicator did not start");
+        }
+        return crossHost || transport == TransportKind.NET;
+    }
+
     private InProcessFifo fifo(final int from, final int to, final int channel, final Protocol protocol,
         final TransportKind transport)
     {
-        if (transport == TransportKind.NET)
-        {
-            throw new IllegalArgumentException("transport NET needs ranks on other hosts; ranks " + from + " and " +
-                to + " share this process (use P2P or SHM)");
-        }
         final long key = ((long)from << 42) | ((long)to << 20) | ((long)channel << 6) | (transport.ordinal() << 3) |
             protocol.id();
         final boolean crossProcess = !local.test(from) || !local.test(to);
@@ -178,6 +251,10 @@ public final class InProcessTransport implements AutoCloseable
     @Override
     public void close()
     {
+        if (net != null)
+        {
+            net.close();
+        }
         fifos.values().forEach(InProcessFifo::close);
         fifos.clear();
     }

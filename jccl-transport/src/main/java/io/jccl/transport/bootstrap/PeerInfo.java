@@ -15,7 +15,9 @@ import java.util.HexFormat;
 /**
  * What one rank tells every other at rendezvous: where it runs and what its transports publish. Two ranks share a
  * host (and so may share memory) when both the host name and the kernel's boot id agree; the boot id tells apart
- * containers or clones that share a name.
+ * containers or clones that share a name. {@code JCCL_HOSTID} (as NCCL's {@code NCCL_HOSTID}) replaces the boot id
+ * where the kernel's does not tell hosts apart: network namespaces or containers of one kernel that must not share
+ * memory, such as the multi-host tests.
  *
  * @param rank     the rank, 0 or more.
  * @param hostname the host's name as the kernel reports it, at most {@link #MAX_NAME_LENGTH} characters.
@@ -36,6 +38,8 @@ public record PeerInfo(int rank, String hostname, String bootId, long pid, byte[
     /** The most bytes {@link #writeTo(DataOutput)} writes: modified UTF-8 takes up to 3 bytes a character. */
     static final int MAX_ENCODED_LENGTH = 4 + 2 * (2 + 3 * MAX_NAME_LENGTH) + 8 + 4 + MAX_ENDPOINT_LENGTH;
 
+    /** Variable that overrides the boot id, so ranks on one kernel count as on different hosts. */
+    public static final String HOST_ID_ENV = "JCCL_HOSTID";
     private static final Path BOOT_ID = Path.of("/proc/sys/kernel/random/boot_id");
     private static final Path HOSTNAME = Path.of("/proc/sys/kernel/hostname");
 
@@ -178,7 +182,8 @@ public record PeerInfo(int rank, String hostname, String bootId, long pid, byte[
     /** @return the kernel's boot id, or {@code ""} where the file is absent or unreadable. */
     static String localBootId()
     {
-        final String id = readTrimmed(BOOT_ID);
+        final String hostId = System.getenv(HOST_ID_ENV);
+        final String id = hostId != null && !hostId.isBlank() ? "hostid:" + hostId.trim() : readTrimmed(BOOT_ID);
         return id.length() > MAX_NAME_LENGTH ? id.substring(0, MAX_NAME_LENGTH) : id;
     }
 

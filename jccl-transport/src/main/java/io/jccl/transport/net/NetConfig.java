@@ -1,0 +1,236 @@
+package io.jccl.transport.net;
+
+import io.jccl.JcclInvalidArgumentException;
+import io.jccl.JcclSystemException;
+
+import java.io.IOException;
+import java.net.DatagramSocket;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.Map;
+
+/**
+ * Settings of the network transport, from the environment ({@link #fromEnvironment(Map, String, long)}) or given.
+ * <ul>
+ *     <li>{@code JCCL_SOCKET_ADDR}: the IPv4 address to bind; else {@code JCCL_SOCKET_IFNAME}: the interface whose
+ *     first IPv4 address is bound (a name, or a prefix ending in {@code *}, as NCCL's {@code NCCL_SOCKET_IFNAME});
+ *     else the address this host's routing picks to reach the rendezvous host.</li>
+ *     <li>{@code JCCL_NET_MTU}: Aeron's MTU (UDP payload per datagram), a multiple of 32 in 1024..32768; by default
+ *     the bound interface's MTU less the IPv4 and UDP headers, rounded down to 32 (8960 on a 9000-byte jumbo link,
+ *     1440 on 1500, 32768 on loopback).</li>
+ *     <li>{@code JCCL_NET_TERM_LENGTH}: Aeron's term length per publication (a power of two, 64K..1G, K/M suffixes;
+ *     default 4M): each peer process costs 3 terms for the publication and 3 for the image in {@code /dev/shm}; the
+ *     receive window is half a term, capped by the socket receive buffer the kernel allows.</li>
+ *     <li>{@code JCCL_AERON_DIR} or the system property {@code aeron.dir}: use the media driver already running
+ *     there instead of an embedded one.</li>
+ * </ul>
+ *
+ * @param bindAddress  the IPv4 address this process receives on.
+ * @param mtu          Aeron's MTU.
+ * @param termLength   Aeron's term length.
+ * @param socketBuffer the socket send and receive buffer to ask for (the kernel caps it at its maximum).
+ * @param timeoutMs    the deadline; Aeron's liveness and connection timeouts follow from it, so a pause shorter
+ *                     than the deadline never reads as a death.
+ * @param aeronDir     an external media driver's directory, or null for an embedded driver.
+ */
+public record NetConfig(String bindAddress, int mtu, int termLength, int socketBuffer, long timeoutMs,
+    String aeronDir)
+{
+    /** Variable naming the address to bind. */
+    public static final String SOCKET_ADDR_ENV = "JCCL_SOCKET_ADDR";
+    /** Variable naming the interface to bind. */
+    public static final String SOCKET_IFNAME_ENV = "JCCL_SOCKET_IFNAME";
+    /** Variable overriding the MTU. */
+    public static final String MTU_ENV = "JCCL_NET_MTU";
+    /** Variable overriding the term length. */
+    public static final String TERM_LENGTH_ENV = "JCCL_NET_TERM_LENGTH";
+    /** Variable naming an external media driver's directory. */
+    public static final String AERON_DIR_ENV = "JCCL_AERON_DIR";
+    /** The default term length. */
+    public static final int DEFAULT_TERM_LENGTH = 4 << 20;
+    /** The IPv4 and UDP headers a datagram carries besides Aeron's MTU. */
+    static final int IP_UDP_HEADERS = 28;
+    /**
+     * The largest MTU jccl uses: Aeron allows 65504, but with datagrams that large on loopback a stream stalled
+     * here after its first few messages (retransmission never caught up), while 32768 carried the most.
+     */
+    static final int MAX_MTU = 32768;
+
+    /**
+     * @throws JcclInvalidArgumentException naming the bad setting.
+     */
+    public NetConfig
+    {
+        if (bindAddress == null || bindAddress.isEmpty())
+        {
+            throw new JcclInvalidArgumentException("bindAddress is empty");
+        }
+        if (mtu < 1024 || mtu > MAX_MTU || (mtu & 31) != 0)
+        {
+            throw new JcclInvalidArgumentException(MTU_ENV + "=" + mtu + " must be a multiple of 32 in 1024.." +
+                MAX_MTU);
+        }
+        if (termLength < 64 << 10 || termLength > 1 << 30 || Integer.bitCount(termLength) != 1)
+        {
+            throw new JcclInvalidArgumentException(TERM_LENGTH_ENV + "=" + termLength +
+                " must be a power of two in 64K..1G");
+        }
+        if (socketBuffer < 64 << 10)
+        {
+            throw new JcclInvalidArgumentException("socketBuffer=" + socketBuffer + " must be at least 64K");
+        }
+        if (timeoutMs <= 0)
+        {
+            throw new JcclInvalidArgumentException("timeoutMs=" + timeoutMs + " must be positive");
+        }
+    }
+
+    /**
+     * @param env            the environment ({@code System.getenv()}).
+     * @param rendezvousHost where rank 0 listens: the default bind address is the one that reaches it.
+     * @param timeoutMs      the communicator's deadline.
+     * @return the settings.
+     * @throws JcclInvalidArgumentException naming a bad variable.
+     * @throws JcclSystemException          if no address can be found.
+     */
+    public static NetConfig fromEnvironment(final Map<String, String> env, final String rendezvousHost,
+        final long timeoutMs)
+    {
+        final InetAddress bind = bindAddress(env, rendezvousHost);
+        final String mtuText = env.get(MTU_ENV);
+        final int mtu = mtuText != null ? parseInt(MTU_ENV, mtuText) : defaultMtu(bind);
+        final String termText = env.get(TERM_LENGTH_ENV);
+        final int term = termText != null ? parseSize(TERM_LENGTH_ENV, termText) : DEFAULT_TERM_LENGTH;
+        final String dir = env.getOrDefault(AERON_DIR_ENV, System.getProperty("aeron.dir"));
+        return new NetConfig(bind.getHostAddress(), mtu, term, socketBufferLimit(), timeoutMs, dir);
+    }
+
+    /** @return the receive window: half a term, capped by the socket buffer. */
+    public int receiveWindow()
+    {
+        return Math.min(termLength / 2, socketBuffer);
+    }
+
+    private static InetAddress bindAddress(final Map<String, String> env, final String rendezvousHost)
+    {
+        final String addr = env.get(SOCKET_ADDR_ENV);
+        try
+        {
+            if (addr != null)
+            {
+                final InetAddress a = InetAddress.getByName(addr);
+                if (!(a instanceof Inet4Address))
+                {
+                    throw new JcclInvalidArgumentException(SOCKET_ADDR_ENV + "=" + addr + " is not an IPv4 address");
+                }
+                return a;
+            }
+            final String ifname = env.get(SOCKET_IFNAME_ENV);
+            if (ifname != null)
+            {
+                return interfaceAddress(ifname);
+            }
+            try (DatagramSocket probe = new DatagramSocket())
+            {
+                // connecting a datagram socket sends nothing: it asks the routing table for the source address
+                probe.connect(new InetSocketAddress(InetAddress.getByName(rendezvousHost), 9));
+                final InetAddress local = probe.getLocalAddress();
+                return local.isAnyLocalAddress() ? InetAddress.getByName("127.0.0.1") : local;
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new JcclSystemException("cannot find the address to bind the network transport to (set " +
+                SOCKET_ADDR_ENV + " or " + SOCKET_IFNAME_ENV + "): " + ex, ex);
+        }
+    }
+
+    private static InetAddress interfaceAddress(final String ifname) throws SocketException
+    {
+        final boolean prefix = ifname.endsWith("*");
+        final String name = prefix ? ifname.substring(0, ifname.length() - 1) : ifname;
+        final StringBuilder seen = new StringBuilder();
+        for (final NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces()))
+        {
+            seen.append(seen.length() == 0 ? "" : ", ").append(nif.getName());
+            if (prefix ? nif.getName().startsWith(name) : nif.getName().equals(name))
+            {
+                for (final InetAddress a : Collections.list(nif.getInetAddresses()))
+                {
+                    if (a instanceof Inet4Address)
+                    {
+                        return a;
+                    }
+                }
+            }
+        }
+        throw new JcclInvalidArgumentException(SOCKET_IFNAME_ENV + "=" + ifname + " matches no interface with an " +
+            "IPv4 address; interfaces here: " + seen);
+    }
+
+    /**
+     * @param bind the bound address.
+     * @return its interface's MTU less IPv4 and UDP headers, rounded down to 32, within 1024..32768.
+     */
+    static int defaultMtu(final InetAddress bind)
+    {
+        int linkMtu = 1500;
+        try
+        {
+            final NetworkInterface nif = NetworkInterface.getByInetAddress(bind);
+            if (nif != null && nif.getMTU() > 0)
+            {
+                linkMtu = nif.getMTU();
+            }
+        }
+        catch (final SocketException ignored)
+        {
+            // keep Ethernet's 1500
+        }
+        return Math.max(1024, Math.min(MAX_MTU, (linkMtu - IP_UDP_HEADERS) & -32));
+    }
+
+    /** @return the kernel's largest socket receive buffer ({@code net.core.rmem_max}), at least 64K, at most 16M. */
+    static int socketBufferLimit()
+    {
+        try
+        {
+            final long max = Long.parseLong(Files.readString(Path.of("/proc/sys/net/core/rmem_max")).trim());
+            return (int)Math.max(64 << 10, Math.min(16 << 20, max));
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return 208 << 10;
+        }
+    }
+
+    private static int parseInt(final String name, final String text)
+    {
+        try
+        {
+            return Integer.parseInt(text.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new JcclInvalidArgumentException(name + "=" + text + " is not a number");
+        }
+    }
+
+    private static int parseSize(final String name, final String text)
+    {
+        final String t = text.trim().toUpperCase(java.util.Locale.ROOT);
+        final int shift = t.endsWith("K") ? 10 : t.endsWith("M") ? 20 : t.endsWith("G") ? 30 : 0;
+        final long value = (long)parseInt(name, shift == 0 ? t : t.substring(0, t.length() - 1)) << shift;
+        if (value > Integer.MAX_VALUE)
+        {
+            throw new JcclInvalidArgumentException(name + "=" + text + " is larger than 1G");
+        }
+        return (int)value;
+    }
+}

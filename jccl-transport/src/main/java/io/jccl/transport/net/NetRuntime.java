@@ -1,0 +1,314 @@
+package io.jccl.transport.net;
+
+import io.aeron.Aeron;
+import io.aeron.driver.MediaDriver;
+import io.aeron.driver.ThreadingMode;
+import io.jccl.JcclSystemException;
+import org.agrona.IoUtil;
+import org.agrona.concurrent.AgentInvoker;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Stream;
+
+/**
+ * The process's Aeron and its one network thread: one client and, unless an external driver's directory is given,
+ * one embedded media driver, shared by every communicator of the process and closed with the last one.
+ * <p>
+ * The embedded driver runs in INVOKER threading mode and the client with its conductor invoker: the driver's
+ * conductor, sender and receiver duty cycles, the client's conductor and every communicator's rings all run on one
+ * thread, {@code jccl-net}. On a machine of 2 cores a message then crosses no thread but the caller's and this one
+ * on each side (SHARED mode adds the driver's thread and, measured here, raised a loopback round trip from tens of
+ * microseconds to several hundred under load). The thread spins briefly when idle, then yields, and parks only
+ * after about a millisecond without work, so an idle process does not take a core. Client calls from other threads
+ * (adding a publication) take Aeron's client lock, which the thread also holds while it runs the driver.
+ * <p>
+ * The driver's directory is {@code /dev/shm/jccl-aeron-<pid>-<random>}, deleted on close; directories of dead
+ * processes are swept when a driver starts.
+ */
+final class NetRuntime
+{
+    private static final Logger LOG = LoggerFactory.getLogger("io.jccl");
+    /** The prefix of embedded drivers' directories. */
+    static final String DIR_PREFIX = "jccl-aeron-";
+    /** What the driver's own files take in {@code /dev/shm} (command and control, counters, error log). */
+    static final long DRIVER_FILES_BYTES = 12L << 20;
+
+    private static NetRuntime current;
+
+    private static final int SPINS = 64;
+    private static final int YIELDS_BEFORE_PARK = 20_000;
+
+    private final MediaDriver driver;
+    private final Aeron aeron;
+    private final String directory;
+    private final AgentInvoker driverInvoker;
+    private final AgentInvoker conductorInvoker;
+    private final Lock clientLock;
+    private final Thread agent;
+    private volatile NetTransport[] transports = new NetTransport[0];
+    private volatile boolean running = true;
+    /** Loops the agent has finished: a transport removed is no longer touched once this moved by 2. */
+    private volatile long loops;
+    private int users;
+
+    private NetRuntime(final MediaDriver driver, final Aeron aeron, final String directory, final Lock clientLock)
+    {
+        this.driver = driver;
+        this.aeron = aeron;
+        this.directory = directory;
+        this.clientLock = clientLock;
+        this.driverInvoker = driver == null ? null : driver.sharedAgentInvoker();
+        this.conductorInvoker = aeron.conductorAgentInvoker();
+        this.agent = new Thread(this::run, "jccl-net");
+        agent.setDaemon(true);
+        agent.start();
+    }
+
+    /** @param transport served by the network thread from now on. */
+    synchronized void add(final NetTransport transport)
+    {
+        final NetTransport[] next = java.util.Arrays.copyOf(transports, transports.length + 1);
+        next[next.length - 1] = transport;
+        transports = next;
+    }
+
+    /** @param transport no longer served; returns once the network thread cannot be inside its work. */
+    void remove(final NetTransport transport)
+    {
+        synchronized (this)
+        {
+            transports = java.util.Arrays.stream(transports).filter(t -> t != transport)
+                .toArray(NetTransport[]::new);
+        }
+        final long seen = loops;
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (loops - seen < 2 && agent.isAlive() && System.nanoTime() - deadline < 0)
+        {
+            Thread.yield();
+        }
+    }
+
+    private void run()
+    {
+        int idle = 0;
+        while (running)
+        {
+            int work = 0;
+            if (driverInvoker != null && clientLock.tryLock())
+            {
+                try
+                {
+                    work += driverInvoker.invoke();
+                }
+                finally
+                {
+                    clientLock.unlock();
+                }
+            }
+            try
+            {
+                work += conductorInvoker.invoke();
+            }
+            catch (final RuntimeException ex)
+            {
+                if (running)
+                {
+                    LOG.warn("jccl WARN aeron client conductor: {}", ex.toString());
+                }
+            }
+            for (final NetTransport t : transports)
+            {
+                work += t.doWork();
+            }
+            loops++;
+            if (work > 0)
+            {
+                idle = 0;
+            }
+            else if (++idle < SPINS)
+            {
+                Thread.onSpinWait();
+            }
+            else if (idle < YIELDS_BEFORE_PARK)
+            {
+                Thread.yield();
+            }
+            else
+            {
+                LockSupport.parkNanos(50_000);
+            }
+        }
+    }
+
+    /**
+     * @param config the first user's settings start the driver; later users share it.
+     * @return the process's runtime, counted as used once more.
+     */
+    static synchronized NetRuntime acquire(final NetConfig config)
+    {
+        if (current == null)
+        {
+            current = start(config);
+        }
+        current.users++;
+        return current;
+    }
+
+    /** Counts one user less; the last one closes the client and the embedded driver (deleting its directory). */
+    void release()
+    {
+        synchronized (NetRuntime.class)
+        {
+            if (--users == 0)
+            {
+                current = null;
+                running = false;
+                try
+                {
+                    agent.join(TimeUnit.SECONDS.toMillis(5));
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                }
+                aeron.close();
+                if (driver != null)
+                {
+                    driver.close();
+                    IoUtil.delete(Path.of(directory).toFile(), true);
+                }
+            }
+        }
+    }
+
+    /** @return the directory of the runtime in use, or null when none is. */
+    static synchronized String currentDirectory()
+    {
+        return current == null ? null : current.directory;
+    }
+
+    /** @return the client. */
+    Aeron aeron()
+    {
+        return aeron;
+    }
+
+    /** @return the driver's directory. */
+    String directory()
+    {
+        return directory;
+    }
+
+    private static NetRuntime start(final NetConfig config)
+    {
+        final long timeoutNs = TimeUnit.MILLISECONDS.toNanos(config.timeoutMs());
+        MediaDriver driver = null;
+        final String dir;
+        if (config.aeronDir() != null)
+        {
+            dir = config.aeronDir();
+        }
+        else
+        {
+            final Path shm = Path.of("/dev/shm");
+            final Path base = Files.isDirectory(shm) ? shm : Path.of(System.getProperty("java.io.tmpdir"));
+            sweepDeadDrivers(base);
+            NetTransport.checkSpace(base, DRIVER_FILES_BYTES, "the embedded media driver's files");
+            dir = base.resolve(DIR_PREFIX + ProcessHandle.current().pid() + "-" +
+                Long.toHexString(ThreadLocalRandom.current().nextLong())).toString();
+            final MediaDriver.Context ctx = new MediaDriver.Context()
+                .aeronDirectoryName(dir)
+                .threadingMode(ThreadingMode.INVOKER)
+                .dirDeleteOnStart(true)
+                .dirDeleteOnShutdown(true)
+                .warnIfDirectoryExists(false)
+                .termBufferSparseFile(false)
+                .publicationTermBufferLength(config.termLength())
+                .ipcTermBufferLength(config.termLength())
+                .mtuLength(config.mtu())
+                .initialWindowLength(config.receiveWindow())
+                .socketRcvbufLength(config.socketBuffer())
+                .socketSndbufLength(config.socketBuffer())
+                // a pause shorter than the deadline (a GC, a SIGSTOP) never reads as a death
+                .imageLivenessTimeoutNs(timeoutNs)
+                .publicationConnectionTimeoutNs(timeoutNs)
+                .clientLivenessTimeoutNs(timeoutNs)
+                .publicationUnblockTimeoutNs(timeoutNs + TimeUnit.SECONDS.toNanos(5))
+                .driverTimeoutMs(config.timeoutMs() + 5_000)
+                .publicationLingerTimeoutNs(TimeUnit.SECONDS.toNanos(2))
+                .errorHandler(ex -> LOG.warn("jccl WARN aeron media driver: {}", ex.toString()));
+            try
+            {
+                driver = MediaDriver.launchEmbedded(ctx);
+            }
+            catch (final RuntimeException ex)
+            {
+                IoUtil.delete(Path.of(dir).toFile(), true);
+                throw new JcclSystemException("cannot start the embedded Aeron media driver in " + dir + ": " + ex, ex);
+            }
+        }
+        try
+        {
+            final Lock lock = new ReentrantLock();
+            final Aeron.Context clientContext = new Aeron.Context()
+                .aeronDirectoryName(dir)
+                .useConductorAgentInvoker(true)
+                .clientLock(lock)
+                .driverTimeoutMs(config.timeoutMs() + 5_000)
+                .errorHandler(ex -> LOG.warn("jccl WARN aeron client: {}", ex.toString()));
+            if (driver != null)
+            {
+                clientContext.driverAgentInvoker(driver.sharedAgentInvoker());
+            }
+            return new NetRuntime(driver, Aeron.connect(clientContext), dir, lock);
+        }
+        catch (final RuntimeException ex)
+        {
+            if (driver != null)
+            {
+                driver.close();
+                IoUtil.delete(Path.of(dir).toFile(), true);
+            }
+            throw new JcclSystemException("cannot connect to the Aeron media driver in " + dir + ": " + ex, ex);
+        }
+    }
+
+    /** Deletes embedded drivers' directories whose process is gone (killed before it could delete them). */
+    static void sweepDeadDrivers(final Path base)
+    {
+        try (Stream<Path> entries = Files.list(base))
+        {
+            entries.filter(p -> p.getFileName().toString().startsWith(DIR_PREFIX)).forEach(p ->
+            {
+                final String rest = p.getFileName().toString().substring(DIR_PREFIX.length());
+                final int dash = rest.indexOf('-');
+                try
+                {
+                    final long pid = Long.parseLong(dash < 0 ? rest : rest.substring(0, dash));
+                    if (ProcessHandle.of(pid).isEmpty())
+                    {
+                        IoUtil.delete(p.toFile(), true);
+                        LOG.warn("jccl WARN removed {}, the Aeron directory of dead process {}", p, pid);
+                    }
+                }
+                catch (final NumberFormatException ignored)
+                {
+                    // not one of ours
+                }
+            });
+        }
+        catch (final IOException ex)
+        {
+            LOG.warn("jccl WARN cannot list {} for dead Aeron directories: {}", base, ex.toString());
+        }
+    }
+}

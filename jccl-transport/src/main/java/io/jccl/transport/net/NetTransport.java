@@ -1,0 +1,596 @@
+package io.jccl.transport.net;
+
+import io.aeron.ExclusivePublication;
+import io.aeron.Image;
+import io.aeron.Publication;
+import io.aeron.Subscription;
+import io.aeron.logbuffer.FragmentHandler;
+import io.aeron.logbuffer.Header;
+import io.jccl.JcclException;
+import io.jccl.JcclRemoteException;
+import io.jccl.JcclSystemException;
+import io.jccl.JcclTimeoutException;
+import io.jccl.Protocol;
+import io.jccl.kernels.Device;
+import io.jccl.kernels.HostDevice;
+import io.jccl.transport.FifoDescriptor;
+import io.jccl.transport.InProcessFifo;
+import io.jccl.transport.ProtocolDescriptor;
+import io.jccl.transport.RecvConnector;
+import io.jccl.transport.SendConnector;
+import org.agrona.DirectBuffer;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * Connections between ranks over Aeron UDP: the transport between hosts (and, when pinned, between any two ranks).
+ * <p>
+ * Each communicator's process has one subscription on its own UDP endpoint (an ephemeral port on the bound address,
+ * published through the bootstrap) and one exclusive publication per peer process it talks to, carrying every
+ * channel and protocol of every rank pair between the two processes. A connection (sender, receiver, channel,
+ * protocol) is two rings of {@link FifoDescriptor#SLOTS} slots, each a plain SIMPLE-framed FIFO in process memory:
+ * <ul>
+ *     <li>the <b>send ring</b>: the sending rank's worker fills and publishes slots as on any connector; this
+ *     transport's network thread offers each slot to the publication in MTU-sized fragments (one copy, into Aeron's
+ *     term buffer) and releases it;</li>
+ *     <li>the <b>receive ring</b>: the network thread polls the subscription and writes each fragment straight into its slot
+ *     of the ring (one copy, out of the term buffer), publishing the slot with its call sequence, shape and plan
+ *     hash when its last fragment arrives; the receiving rank's worker reads it as from any connector.</li>
+ * </ul>
+ * Flow control is per connection, by credits: a send ring transmits slot {@code k} only once the receiver has
+ * released slot {@code k - SLOTS} (the receiver's network thread reports released slots back on its publication to the
+ * sender's process). So a full receive ring never blocks the shared stream, and one slow channel cannot stall
+ * another channel or another rank pair riding the same publication. Aeron's own flow control and retransmission
+ * make the stream reliable and ordered under packet loss.
+ * <p>
+ * The work runs on the process's one network thread ({@link NetRuntime}), which also runs Aeron's driver and client
+ * conductor. Nothing on its path allocates per fragment.
+ */
+public final class NetTransport implements AutoCloseable
+{
+    private static final Logger LOG = LoggerFactory.getLogger("io.jccl");
+    /** Aeron stream id of jccl's traffic (each communicator has its own port). */
+    static final int STREAM_ID = 0x6A63;
+    static final int TYPE_OFFSET = 0;
+    static final int LENGTH_OFFSET = 4;
+    static final int KEY_OFFSET = 8;
+    static final int NUMBER_OFFSET = 16;
+    static final int AT_OFFSET = 24;
+    static final int SEQ_OFFSET = 32;
+    static final int SHAPE_OFFSET = 40;
+    static final int PLAN_OFFSET = 48;
+    /** The bytes of jccl's header in front of every fragment's data. */
+    static final int HEADER_LENGTH = 56;
+    /** A fragment of a slot: key, slot number, slot length, offset in the slot, then data. */
+    static final int DATA = 1;
+    /** A credit: key and the receiver's released head, to the sender's process. */
+    static final int CREDIT = 2;
+    private static final int FRAGMENT_LIMIT = 64;
+
+    private final NetConfig config;
+    private final NetRuntime runtime;
+    private final Device device;
+    private final Subscription subscription;
+    private final String endpoint;
+    private final ConcurrentHashMap<Long, SendRing> sendByKey = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, RecvRing> recvByKey = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, ExclusivePublication> publications = new ConcurrentHashMap<>();
+    private final ConcurrentLinkedQueue<Object> newRings = new ConcurrentLinkedQueue<>();
+    private final AtomicLong bytesSent = new AtomicLong();
+    private final AtomicLong bytesReceived = new AtomicLong();
+    private final AtomicLong backPressured = new AtomicLong();
+    private volatile String[] endpointOfRank;
+    private volatile boolean running = true;
+    private volatile boolean closing;
+    /** Set on the network thread when this transport failed: it does no more work. */
+    private boolean broken;
+    private volatile Consumer<JcclException> failureListener = e -> { };
+
+    // network-thread state
+    private final Long2ObjectHashMap<SendRing> agentSend = new Long2ObjectHashMap<>();
+    private final Long2ObjectHashMap<RecvRing> agentRecv = new Long2ObjectHashMap<>();
+    private final List<SendRing> sendList = new ArrayList<>();
+    private final List<RecvRing> recvList = new ArrayList<>();
+    private final UnsafeBuffer header = new UnsafeBuffer(new byte[HEADER_LENGTH]);
+    private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
+    private final FragmentHandler handler = this::onFragment;
+
+    private NetTransport(final NetConfig config, final NetRuntime runtime, final Device device)
+    {
+        this.config = config;
+        this.runtime = runtime;
+        this.device = device;
+        final String channel = "aeron:udp?endpoint=" + config.bindAddress() + ":0|rcv-wnd=" +
+            config.receiveWindow() + "|so-rcvbuf=" + config.socketBuffer();
+        this.subscription = runtime.aeron().addSubscription(channel, STREAM_ID, image -> { },
+            this::onUnavailableImage);
+        this.endpoint = resolveEndpoint(subscription, config.timeoutMs());
+        runtime.add(this);
+    }
+
+    /**
+     * Starts this communicator's part: the process's Aeron (an embedded media driver unless the config names an
+     * external one) and a subscription on the bound address.
+     *
+     * @param config the settings.
+     * @return the transport; {@link #connect(String[])} names the peers.
+     * @throws JcclSystemException if Aeron cannot start or {@code /dev/shm} lacks the space.
+     */
+    public static NetTransport start(final NetConfig config)
+    {
+        final NetRuntime runtime = NetRuntime.acquire(config);
+        try
+        {
+            return new NetTransport(config, runtime, HostDevice.INSTANCE);
+        }
+        catch (final RuntimeException ex)
+        {
+            runtime.release();
+            throw ex instanceof JcclException ? ex : new JcclSystemException("cannot start the network transport on " +
+                config.bindAddress() + ": " + ex, ex);
+        }
+    }
+
+    /** @return where this process receives: {@code address:port}. */
+    public String endpoint()
+    {
+        return endpoint;
+    }
+
+    /** @return the settings. */
+    public NetConfig config()
+    {
+        return config;
+    }
+
+    /**
+     * Names every rank's endpoint (the same for ranks of one process) and checks that {@code /dev/shm} holds the
+     * log buffers of a publication and an image per peer process.
+     *
+     * @param endpoints by rank, as {@link #endpoint()} returned in that rank's process.
+     * @throws JcclSystemException if {@code /dev/shm} lacks the space, with what is needed.
+     */
+    public void connect(final String[] endpoints)
+    {
+        final long peers = java.util.Arrays.stream(endpoints).distinct().count();
+        checkSpace(Path.of(runtime.directory()).getParent() == null ? Path.of("/dev/shm") :
+            Path.of(runtime.directory()).getParent(), peers * 2 * logLength(config.termLength()),
+            "the network transport's log buffers (a publication and an image of 3 terms of " +
+            config.termLength() + " bytes per peer process; lower " + NetConfig.TERM_LENGTH_ENV + ")");
+        this.endpointOfRank = endpoints.clone();
+    }
+
+    /** @param listener told once when a peer's stream is lost (its process or host died). */
+    public void onFailure(final Consumer<JcclException> listener)
+    {
+        this.failureListener = listener;
+    }
+
+    /**
+     * @param from     sending rank, in this process.
+     * @param to       receiving rank.
+     * @param channel  channel.
+     * @param protocol the plan's protocol: slots hold its payload, so steps are cut as on any connector.
+     * @return the sending end, created on first use.
+     */
+    public SendConnector sender(final int from, final int to, final int channel, final Protocol protocol)
+    {
+        final long key = key(from, to, channel, protocol);
+        return sendByKey.computeIfAbsent(key, k ->
+        {
+            final SendRing ring = new SendRing(k, InProcessFifo.staging(device,
+                ProtocolDescriptor.payloadLength(protocol), from, to), publication(to));
+            newRings.add(ring);
+            return ring;
+        }).fifo.sender();
+    }
+
+    /**
+     * @param from     sending rank.
+     * @param to       receiving rank, in this process.
+     * @param channel  channel.
+     * @param protocol the plan's protocol.
+     * @return the receiving end, created on first use.
+     */
+    public RecvConnector receiver(final int from, final int to, final int channel, final Protocol protocol)
+    {
+        return recvRing(key(from, to, channel, protocol)).fifo.receiver();
+    }
+
+    /** @return bytes sent and received, and how often a publication pushed back, for the debug summary. */
+    public String describe()
+    {
+        return "net " + endpoint + " mtu " + config.mtu() + " term " + config.termLength() + " window " +
+            config.receiveWindow() + ": sent " + bytesSent.get() + " B, received " + bytesReceived.get() +
+            " B, back-pressured " + backPressured.get() + " times";
+    }
+
+    /**
+     * Stops serving this communicator, closes the subscription and publications, and releases the process's Aeron (the last user
+     * closes the embedded driver and deletes its directory). The caller makes sure no peer still needs this
+     * process's data (every rank finished its calls, or the communicator failed).
+     */
+    @Override
+    public void close()
+    {
+        if (!running)
+        {
+            return;
+        }
+        closing = true;
+        running = false;
+        runtime.remove(this);
+        publications.values().forEach(Publication::close);
+        subscription.close();
+        runtime.release();
+        sendByKey.values().forEach(r -> r.fifo.close());
+        recvByKey.values().forEach(r -> r.fifo.close());
+    }
+
+    /**
+     * @param from     sending rank.
+     * @param to       receiving rank.
+     * @param channel  channel.
+     * @param protocol protocol.
+     * @return the connection's key, as carried in every fragment.
+     */
+    public static long key(final int from, final int to, final int channel, final Protocol protocol)
+    {
+        return ((long)from << 40) | ((long)to << 16) | ((long)channel << 4) | protocol.id();
+    }
+
+    private static int keyFrom(final long key)
+    {
+        return (int)(key >>> 40);
+    }
+
+    private static int keyTo(final long key)
+    {
+        return (int)((key >>> 16) & 0xFF_FFFF);
+    }
+
+    private static Protocol keyProtocol(final long key)
+    {
+        return Protocol.values()[(int)(key & 0xF)];
+    }
+
+    private RecvRing recvRing(final long key)
+    {
+        final RecvRing existing = recvByKey.get(key);
+        if (existing != null)
+        {
+            return existing;
+        }
+        return recvByKey.computeIfAbsent(key, k ->
+        {
+            final RecvRing ring = new RecvRing(k, InProcessFifo.staging(device,
+                ProtocolDescriptor.payloadLength(keyProtocol(k)), keyFrom(k), keyTo(k)), publication(keyFrom(k)));
+            newRings.add(ring);
+            return ring;
+        });
+    }
+
+    private ExclusivePublication publication(final int rank)
+    {
+        final String[] endpoints = endpointOfRank;
+        if (endpoints == null)
+        {
+            throw new IllegalStateException("the network transport is not connected yet");
+        }
+        return publications.computeIfAbsent(endpoints[rank], e -> runtime.aeron().addExclusivePublication(
+            "aeron:udp?endpoint=" + e + "|mtu=" + config.mtu() + "|term-length=" + config.termLength() +
+            "|so-sndbuf=" + config.socketBuffer(), STREAM_ID));
+    }
+
+    // ---- on the network thread ----
+
+    /**
+     * One pass of this communicator's network work, on the process's network thread: new rings, arrived fragments,
+     * slots to send, credits to return.
+     *
+     * @return how much was done; 0 when idle.
+     */
+    int doWork()
+    {
+        if (broken)
+        {
+            return 0;
+        }
+        int work = 0;
+        try
+        {
+            work += drainNewRings();
+            work += subscription.poll(handler, FRAGMENT_LIMIT);
+            for (int i = 0, n = sendList.size(); i < n; i++)
+            {
+                work += transmit(sendList.get(i));
+            }
+            for (int i = 0, n = recvList.size(); i < n; i++)
+            {
+                work += credit(recvList.get(i));
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            broken = true;
+            fail(new JcclSystemException("the network transport failed: " + ex, ex));
+        }
+        return work;
+    }
+
+    private int drainNewRings()
+    {
+        int work = 0;
+        Object ring;
+        while ((ring = newRings.poll()) != null)
+        {
+            if (ring instanceof SendRing s)
+            {
+                agentSend.put(s.key, s);
+                sendList.add(s);
+            }
+            else
+            {
+                final RecvRing r = (RecvRing)ring;
+                agentRecv.put(r.key, r);
+                recvList.add(r);
+            }
+            work++;
+        }
+        return work;
+    }
+
+    /** Offers the send ring's published slots whose receive slot is free, fragment by fragment. */
+    private int transmit(final SendRing r)
+    {
+        int work = 0;
+        final RecvConnector src = r.agentEnd;
+        final int maxData = r.publication.maxPayloadLength() - HEADER_LENGTH;
+        while (r.sent - r.credit < FifoDescriptor.SLOTS && src.hasData())
+        {
+            final int length = src.dataLength();
+            final long address = src.slotAddress();
+            header.putInt(TYPE_OFFSET, DATA);
+            header.putInt(LENGTH_OFFSET, length);
+            header.putLong(KEY_OFFSET, r.key);
+            header.putLong(NUMBER_OFFSET, r.sent);
+            header.putLong(SEQ_OFFSET, src.seq());
+            header.putLong(SHAPE_OFFSET, src.shape());
+            header.putLong(PLAN_OFFSET, src.plan());
+            do
+            {
+                final int n = Math.min(maxData, length - r.at);
+                header.putInt(AT_OFFSET, r.at);
+                view.wrap(address + r.at, n);
+                final long result = r.publication.offer(header, 0, HEADER_LENGTH, view, 0, n);
+                if (result < 0)
+                {
+                    if (result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED)
+                    {
+                        throw new IllegalStateException("publication to rank " + keyTo(r.key) + " is closed");
+                    }
+                    backPressured.incrementAndGet();
+                    return work;
+                }
+                r.at += n;
+                work++;
+            }
+            while (r.at < length);
+            bytesSent.addAndGet(length);
+            r.at = 0;
+            r.sent++;
+            src.release();
+        }
+        return work;
+    }
+
+    /** Tells the sender's process how far the receiving rank has released this ring. */
+    private int credit(final RecvRing r)
+    {
+        final long head = r.fifo.released();
+        if (head == r.credited)
+        {
+            return 0;
+        }
+        header.putInt(TYPE_OFFSET, CREDIT);
+        header.putInt(LENGTH_OFFSET, 0);
+        header.putLong(KEY_OFFSET, r.key);
+        header.putLong(NUMBER_OFFSET, head);
+        if (r.publication.offer(header, 0, HEADER_LENGTH) < 0)
+        {
+            backPressured.incrementAndGet();
+            return 0;
+        }
+        r.credited = head;
+        return 1;
+    }
+
+    private void onFragment(final DirectBuffer buffer, final int offset, final int length, final Header aeronHeader)
+    {
+        final int type = buffer.getInt(offset + TYPE_OFFSET);
+        final long key = buffer.getLong(offset + KEY_OFFSET);
+        if (type == CREDIT)
+        {
+            final SendRing s = agentSend.get(key);
+            if (s != null)
+            {
+                s.credit = Math.max(s.credit, buffer.getLong(offset + NUMBER_OFFSET));
+            }
+            return;
+        }
+        RecvRing r = agentRecv.get(key);
+        if (r == null)
+        {
+            // data for a connection this process has not bound yet: make its ring now
+            r = recvRing(key);
+            drainNewRings();
+        }
+        final int total = buffer.getInt(offset + LENGTH_OFFSET);
+        final int at = buffer.getInt(offset + AT_OFFSET);
+        final int n = length - HEADER_LENGTH;
+        final SendConnector dst = r.agentEnd;
+        if (at == 0 && (!dst.hasSpace() || buffer.getLong(offset + NUMBER_OFFSET) != r.received))
+        {
+            fail(new JcclSystemException("network stream from rank " + keyFrom(key) + " to rank " + keyTo(key) +
+                ": slot " + buffer.getLong(offset + NUMBER_OFFSET) + " arrived where slot " + r.received +
+                " was due, or beyond the receiver's credit"));
+            return;
+        }
+        buffer.getBytes(offset + HEADER_LENGTH, wrapView(dst.slotAddress() + at, n), 0, n);
+        if (at + n >= total)
+        {
+            dst.publish(total, buffer.getLong(offset + SEQ_OFFSET), buffer.getLong(offset + SHAPE_OFFSET),
+                buffer.getLong(offset + PLAN_OFFSET));
+            r.received++;
+            bytesReceived.addAndGet(total);
+        }
+    }
+
+    private UnsafeBuffer wrapView(final long address, final int length)
+    {
+        view.wrap(address, length);
+        return view;
+    }
+
+    private void onUnavailableImage(final Image image)
+    {
+        if (closing || image.isEndOfStream())
+        {
+            return;
+        }
+        final String source = image.sourceIdentity();
+        final String host = source.contains(":") ? source.substring(0, source.lastIndexOf(':')) : source;
+        final StringBuilder ranks = new StringBuilder();
+        final String[] endpoints = endpointOfRank;
+        for (int r = 0; endpoints != null && r < endpoints.length; r++)
+        {
+            if (endpoints[r].startsWith(host + ":"))
+            {
+                ranks.append(ranks.length() == 0 ? "" : ", ").append(r);
+            }
+        }
+        fail(new JcclRemoteException("the network stream from " + source + " (rank " +
+            (ranks.length() == 0 ? "unknown" : ranks) + ") was lost: no data or heartbeat for " +
+            config.timeoutMs() + " ms; the peer process or its host is gone"));
+    }
+
+    private void fail(final JcclException error)
+    {
+        if (!closing)
+        {
+            LOG.warn("jccl WARN {}", error.getMessage());
+            failureListener.accept(error);
+        }
+    }
+
+    /**
+     * @param directory    where the files go.
+     * @param bytes        what they need.
+     * @param what         what they are, for the error.
+     * @throws JcclSystemException if the directory's file system has less space free.
+     */
+    static void checkSpace(final Path directory, final long bytes, final String what)
+    {
+        try
+        {
+            final long free = Files.getFileStore(directory).getUsableSpace();
+            if (free < bytes)
+            {
+                throw new JcclSystemException(directory + " has " + (free >> 20) + " MiB free, " + (bytes >> 20) +
+                    " MiB are needed for " + what + ": free space there (leftover files?) or make it larger");
+            }
+        }
+        catch (final IOException ex)
+        {
+            LOG.warn("jccl WARN cannot check the free space of {}: {}", directory, ex.toString());
+        }
+    }
+
+    /** @return the bytes of one Aeron log buffer: 3 terms and its metadata page. */
+    static long logLength(final int termLength)
+    {
+        return 3L * termLength + 4096;
+    }
+
+    private static String resolveEndpoint(final Subscription subscription, final long timeoutMs)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (true)
+        {
+            final List<String> addresses = subscription.localSocketAddresses();
+            if (!addresses.isEmpty())
+            {
+                return addresses.get(0);
+            }
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new JcclTimeoutException("the Aeron subscription on " + subscription.channel() +
+                    " did not bind within " + timeoutMs + " ms");
+            }
+            Thread.yield();
+        }
+    }
+
+    /** @return the endpoint text as bytes, for the bootstrap's all-gather. */
+    public byte[] endpointBytes()
+    {
+        return endpoint.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static final class SendRing
+    {
+        final long key;
+        final InProcessFifo fifo;
+        final RecvConnector agentEnd;
+        final ExclusivePublication publication;
+        /** Slots fully offered. */
+        long sent;
+        /** The receiver's released head: slot {@code k} may go once {@code k - credit < SLOTS}. */
+        long credit;
+        /** Bytes of the current slot already offered. */
+        int at;
+
+        SendRing(final long key, final InProcessFifo fifo, final ExclusivePublication publication)
+        {
+            this.key = key;
+            this.fifo = fifo;
+            this.agentEnd = fifo.receiver();
+            this.publication = publication;
+        }
+    }
+
+    private static final class RecvRing
+    {
+        final long key;
+        final InProcessFifo fifo;
+        final SendConnector agentEnd;
+        /** Back to the sender's process, for credits. */
+        final ExclusivePublication publication;
+        /** Slots fully received. */
+        long received;
+        /** The head last reported to the sender. */
+        long credited;
+
+        RecvRing(final long key, final InProcessFifo fifo, final ExclusivePublication publication)
+        {
+            this.key = key;
+            this.fifo = fifo;
+            this.agentEnd = fifo.sender();
+            this.publication = publication;
+        }
+    }
+}
