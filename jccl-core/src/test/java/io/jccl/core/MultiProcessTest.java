@@ -200,12 +200,12 @@ class MultiProcessTest
         }
     }
 
-    private static void signal(final String signal, final Process process) throws Exception
+    static void signal(final String signal, final Process process) throws Exception
     {
         assertEquals(0, new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start().waitFor());
     }
 
-    private static String firstLineStartingWith(final BufferedReader reader, final String prefix) throws IOException
+    static String firstLineStartingWith(final BufferedReader reader, final String prefix) throws IOException
     {
         final StringBuilder seen = new StringBuilder();
         String line;
@@ -223,15 +223,34 @@ class MultiProcessTest
     private static Process start(final int rank, final int size, final UniqueId id, final String... extra)
         throws IOException
     {
+        return start(List.of(), java.util.Map.of(), rank, size, id, extra);
+    }
+
+    /**
+     * @param prefix what runs the JVM (such as {@code ip netns exec NAME}), or empty.
+     * @param env    variables added to the child's environment.
+     * @param rank   the child's rank.
+     * @param size   the ranks.
+     * @param id     the rendezvous.
+     * @param extra  {@link MultiProcessChild}'s mode and deadline, if any.
+     * @return the child, its stderr merged into its stdout.
+     * @throws IOException if it cannot start.
+     */
+    static Process start(final List<String> prefix, final java.util.Map<String, String> env, final int rank,
+        final int size, final UniqueId id, final String... extra) throws IOException
+    {
         final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        final List<String> command = new ArrayList<>(List.of(java, "--add-exports",
+        final List<String> command = new ArrayList<>(prefix);
+        command.addAll(List.of(java, "--add-exports",
             "java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx512m", "-cp", System.getProperty("java.class.path"),
             MultiProcessChild.class.getName(), Integer.toString(rank), Integer.toString(size), id.toString()));
         command.addAll(List.of(extra));
-        return new ProcessBuilder(command).redirectErrorStream(true).start();
+        final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().putAll(env);
+        return builder.start();
     }
 
-    private static List<Path> leftovers(final UniqueId id) throws IOException
+    static List<Path> leftovers(final UniqueId id) throws IOException
     {
         final Path shm = Path.of("/dev/shm");
         if (!Files.isDirectory(shm))

@@ -193,10 +193,10 @@ public final class NetTransport implements AutoCloseable
         return sendByKey.computeIfAbsent(key, k ->
         {
             final SendRing ring = new SendRing(k, InProcessFifo.staging(device,
-                ProtocolDescriptor.payloadLength(protocol), from, to), publication(to));
+                ProtocolDescriptor.payloadLength(protocol), from, to), publication(to), runtime);
             newRings.add(ring);
             return ring;
-        }).fifo.sender();
+        }).workerEnd;
     }
 
     /**
@@ -208,7 +208,7 @@ public final class NetTransport implements AutoCloseable
      */
     public RecvConnector receiver(final int from, final int to, final int channel, final Protocol protocol)
     {
-        return recvRing(key(from, to, channel, protocol)).fifo.receiver();
+        return recvRing(key(from, to, channel, protocol)).workerEnd;
     }
 
     /** @return bytes sent and received, and how often a publication pushed back, for the debug summary. */
@@ -278,7 +278,8 @@ public final class NetTransport implements AutoCloseable
         return recvByKey.computeIfAbsent(key, k ->
         {
             final RecvRing ring = new RecvRing(k, InProcessFifo.staging(device,
-                ProtocolDescriptor.payloadLength(keyProtocol(k)), keyFrom(k), keyTo(k)), publication(keyFrom(k)));
+                ProtocolDescriptor.payloadLength(keyProtocol(k)), keyFrom(k), keyTo(k)), publication(keyFrom(k)),
+                runtime);
             newRings.add(ring);
             return ring;
         });
@@ -564,12 +565,17 @@ public final class NetTransport implements AutoCloseable
         /** Bytes of the current slot already offered. */
         int at;
 
-        SendRing(final long key, final InProcessFifo fifo, final ExclusivePublication publication)
+        /** The rank's end: the FIFO's, driving a duty cycle after each publish. */
+        final SendConnector workerEnd;
+
+        SendRing(final long key, final InProcessFifo fifo, final ExclusivePublication publication,
+            final NetRuntime runtime)
         {
             this.key = key;
             this.fifo = fifo;
             this.agentEnd = fifo.receiver();
             this.publication = publication;
+            this.workerEnd = new ProgressingSender(fifo.sender(), runtime);
         }
     }
 
@@ -585,12 +591,132 @@ public final class NetTransport implements AutoCloseable
         /** The head last reported to the sender. */
         long credited;
 
-        RecvRing(final long key, final InProcessFifo fifo, final ExclusivePublication publication)
+        /** The rank's end: the FIFO's, driving a duty cycle while it finds no data. */
+        final RecvConnector workerEnd;
+
+        RecvRing(final long key, final InProcessFifo fifo, final ExclusivePublication publication,
+            final NetRuntime runtime)
         {
             this.key = key;
             this.fifo = fifo;
             this.agentEnd = fifo.sender();
             this.publication = publication;
+            this.workerEnd = new ProgressingReceiver(fifo.receiver(), runtime);
+        }
+    }
+
+    /** A send ring's rank end that offers what it publishes at once, if no other thread runs the duty cycle. */
+    private static final class ProgressingSender implements SendConnector
+    {
+        private final SendConnector fifo;
+        private final NetRuntime runtime;
+
+        ProgressingSender(final SendConnector fifo, final NetRuntime runtime)
+        {
+            this.fifo = fifo;
+            this.runtime = runtime;
+        }
+
+        @Override
+        public boolean hasSpace()
+        {
+            if (fifo.hasSpace())
+            {
+                return true;
+            }
+            runtime.progress();
+            return fifo.hasSpace();
+        }
+
+        @Override
+        public long slotAddress()
+        {
+            return fifo.slotAddress();
+        }
+
+        @Override
+        public int slotLength()
+        {
+            return fifo.slotLength();
+        }
+
+        @Override
+        public void publish(final int length, final long seq, final long shape, final long plan)
+        {
+            fifo.publish(length, seq, shape, plan);
+            runtime.progress();
+        }
+
+        @Override
+        public int peer()
+        {
+            return fifo.peer();
+        }
+    }
+
+    /** A receive ring's rank end that runs the duty cycle itself while it waits, instead of waking another thread. */
+    private static final class ProgressingReceiver implements RecvConnector
+    {
+        private final RecvConnector fifo;
+        private final NetRuntime runtime;
+
+        ProgressingReceiver(final RecvConnector fifo, final NetRuntime runtime)
+        {
+            this.fifo = fifo;
+            this.runtime = runtime;
+        }
+
+        @Override
+        public boolean hasData()
+        {
+            if (fifo.hasData())
+            {
+                return true;
+            }
+            runtime.progress();
+            return fifo.hasData();
+        }
+
+        @Override
+        public long slotAddress()
+        {
+            return fifo.slotAddress();
+        }
+
+        @Override
+        public int dataLength()
+        {
+            return fifo.dataLength();
+        }
+
+        @Override
+        public long seq()
+        {
+            return fifo.seq();
+        }
+
+        @Override
+        public long shape()
+        {
+            return fifo.shape();
+        }
+
+        @Override
+        public long plan()
+        {
+            return fifo.plan();
+        }
+
+        @Override
+        public void release()
+        {
+            fifo.release();
+        }
+
+        @Override
+        public int peer()
+        {
+            return fifo.peer();
         }
     }
 }
