@@ -19,6 +19,9 @@ public interface Communicator extends AutoCloseable
     /** @return this rank, 0..size()-1. */
     int rank();
 
+    /** The color of {@link #split(int, int)} that joins no new communicator ({@code NCCL_SPLIT_NOCOLOR}). */
+    int SPLIT_NOCOLOR = -1;
+
     /** @return the rank count. */
     int size();
 
@@ -181,6 +184,23 @@ public interface Communicator extends AutoCloseable
      * {@link JcclAbortedException}, and wakes every waiter. The communicator is unusable afterwards.
      */
     void abort();
+
+    /**
+     * Splits this communicator ({@code ncclCommSplit}): every rank calls it, blocking, with a color and a key; ranks
+     * of the same color form a new communicator, ranked by key and then by rank here. The new communicators share
+     * nothing with this one (their own connections, the same settings); this one stays usable.
+     *
+     * @param color {@link #SPLIT_NOCOLOR} to join none, else 0 or more.
+     * @param key   orders the ranks of one color.
+     * @return this rank's new communicator, or null for {@link #SPLIT_NOCOLOR}.
+     * @throws JcclInvalidArgumentException if the color is negative but not {@link #SPLIT_NOCOLOR}.
+     * @throws JcclTimeoutException         if some rank does not call it within the deadline.
+     * @throws JcclInvalidUsageException    where this kind of communicator cannot split.
+     */
+    default Communicator split(final int color, final int key)
+    {
+        throw new JcclInvalidUsageException(getClass().getSimpleName() + " cannot split");
+    }
 
     /** @return the error that broke this communicator (as {@code ncclCommGetAsyncError}), or null if none. */
     JcclException asyncError();

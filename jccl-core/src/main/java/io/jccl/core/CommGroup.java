@@ -46,6 +46,8 @@ final class CommGroup
     /** Rank 0's trials as CSV ({@code JCCL_TUNER_TRACE}), or null; written only by rank 0's driving thread. */
     java.io.BufferedWriter trace;
     final ScheduleRegistry schedules;
+    /** How ranks meet to split: in this process by default; through the bootstrap for ranks in several. */
+    volatile Splitter splitter;
     private final LocalCommunicator[] communicators;
     private final ConcurrentHashMap<Long, Program> programs = new ConcurrentHashMap<>();
     private final AtomicInteger open;
@@ -73,6 +75,7 @@ final class CommGroup
         this.trace = online == null ? null : OnlineTuning.openTrace(context.tunerTraceFile());
         this.schedules = ScheduleRegistry.load(context.scheduleFiles());
         this.communicators = new LocalCommunicator[topology.ranks()];
+        this.splitter = new LocalSplit(context, topology.ranks());
         this.open = new AtomicInteger(localRanks.length);
         if (context.debugInfo())
         {

@@ -55,6 +55,8 @@ final class LocalCommunicator implements Communicator
     private final Map<io.jccl.autotune.TaskKey, long[]> taskCalls = new HashMap<>();
     private BoundShape lastBound;
     private long nextSeq;
+    /** Splits this rank has asked for: the n-th split of every rank meets the n-th of the others. */
+    private long splits;
     private volatile boolean closed;
     private volatile JcclException asyncError;
     private long scratchAddress;
@@ -483,6 +485,21 @@ final class LocalCommunicator implements Communicator
     {
         final BoundShape bound = lastBound;
         return bound == null ? null : bound.program.name();
+    }
+
+    @Override
+    public Communicator split(final int color, final int key)
+    {
+        if (color < 0 && color != SPLIT_NOCOLOR)
+        {
+            throw new io.jccl.JcclInvalidArgumentException("color=" + color + " must be 0 or more, or SPLIT_NOCOLOR (" +
+                SPLIT_NOCOLOR + ")");
+        }
+        if (closed)
+        {
+            throw new io.jccl.JcclInvalidUsageException("split on a closed communicator (rank " + rank + ")");
+        }
+        return group.splitter.split(rank, splits++, color, key);
     }
 
     @Override

@@ -75,6 +75,7 @@ final class ProcessGroupJoin
             group = CommGroup.createShared(context, topology, new int[] {rank}, transport, calibration,
                 bootstrap::close, bootstrap::abort, () -> quiesce(bootstrap, network));
             checkSameSettings(bootstrap, group, rank);
+            group.splitter = (r, generation, color, key) -> split(context, bootstrap, id, r, color, key);
             bootstrap.onPeerFailure(group::fail);
             if (net != null)
             {
@@ -101,6 +102,46 @@ final class ProcessGroupJoin
             bootstrap.close();
             throw ex;
         }
+    }
+
+    /**
+     * {@code ncclCommSplit} across processes: every rank's color and key through the bootstrap, then the first rank of
+     * each color (by key) creates a fresh {@link UniqueId} on the address that reaches the parent's rendezvous, the
+     * ids go round once more, and the members of each color join theirs.
+     */
+    private static Communicator split(final Context context, final Bootstrap bootstrap, final UniqueId parent,
+        final int rank, final int color, final int key)
+    {
+        final byte[][] all = bootstrap.allGather(ByteBuffer.allocate(8).putInt(color).putInt(key).array());
+        final int[] colors = new int[all.length];
+        final int[] keys = new int[all.length];
+        for (int r = 0; r < all.length; r++)
+        {
+            colors[r] = ByteBuffer.wrap(all[r]).getInt(0);
+            keys[r] = ByteBuffer.wrap(all[r]).getInt(4);
+        }
+        final int[] members = color < 0 ? new int[0] : Splitter.members(colors, keys, color);
+        byte[] mine = new byte[0];
+        if (members.length > 0 && members[0] == rank)
+        {
+            final String host = NetConfig.localAddressToward(parent.host()).getHostAddress();
+            try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName(host)))
+            {
+                mine = UniqueId.create(host, probe.getLocalPort()).toString().getBytes(StandardCharsets.US_ASCII);
+            }
+            catch (final java.io.IOException ex)
+            {
+                throw new io.jccl.JcclSystemException("split: no free port on " + host + ": " + ex, ex);
+            }
+        }
+        final byte[][] ids = bootstrap.allGather(mine);
+        if (members.length == 0)
+        {
+            return null;
+        }
+        final int newRank = java.util.Arrays.stream(members).boxed().toList().indexOf(rank);
+        return join(context, newRank, members.length,
+            UniqueId.parse(new String(ids[members[0]], StandardCharsets.US_ASCII)));
     }
 
     /**

@@ -52,6 +52,7 @@ public final class MultiProcessChild
             case "steady" -> loopUntilBroken(comm, 20);
             case "mismatch" -> mismatch(comm);
             case "abort" -> abortAfterOneCall(comm);
+            case "split" -> splitByParity(comm);
             default ->
             {
             }
@@ -68,6 +69,26 @@ public final class MultiProcessChild
         }
         comm.close();
         System.out.println("rank " + rank + " OK");
+        System.exit(0);
+    }
+
+    /**
+     * Splits by parity (odd ranks in reverse order), AllReduces each rank's parent rank + 1 in the new communicator,
+     * prints {@code SPLIT <new rank> <new size> <sum>} and exits 0.
+     */
+    private static void splitByParity(final Communicator comm)
+    {
+        final int rank = comm.rank();
+        final Communicator child = comm.split(rank % 2, rank % 2 == 0 ? rank : -rank);
+        final HostBuffer buf = HostBuffer.allocate(4 * 1001);
+        for (int i = 0; i < 1001; i++)
+        {
+            buf.byteBuffer().putFloat(i * 4, rank + 1);
+        }
+        child.allReduce(buf, buf, 1001, DataType.FLOAT32, ReduceOp.SUM);
+        System.out.println("SPLIT " + child.rank() + " " + child.size() + " " + buf.byteBuffer().getFloat(4000));
+        child.close();
+        comm.close();
         System.exit(0);
     }
 

@@ -200,6 +200,28 @@ class MultiProcessTest
         }
     }
 
+    @Test
+    @Timeout(120)
+    void shouldSplitRanksOfSeveralProcessesByColorAndKey() throws Exception
+    {
+        final int size = 4;
+        final UniqueId id = UniqueId.create("127.0.0.1", freePort());
+        final Process[] ranks = new Process[size];
+        for (int rank = 0; rank < size; rank++)
+        {
+            ranks[rank] = start(rank, size, id, "split");
+        }
+        // even ranks {0, 2} in order, odd ranks {3, 1} (keys -rank); sums of parent rank + 1: 4 and 6
+        final String[] expected = {"SPLIT 0 2 4.0", "SPLIT 1 2 6.0", "SPLIT 1 2 4.0", "SPLIT 0 2 6.0"};
+        for (int rank = 0; rank < size; rank++)
+        {
+            final BufferedReader out = new BufferedReader(new InputStreamReader(ranks[rank].getInputStream()));
+            assertEquals(expected[rank], firstLineStartingWith(out, "SPLIT"), "rank " + rank);
+            assertTrue(ranks[rank].waitFor(60, TimeUnit.SECONDS));
+            assertEquals(0, ranks[rank].exitValue(), "rank " + rank);
+        }
+    }
+
     static void signal(final String signal, final Process process) throws Exception
     {
         assertEquals(0, new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start().waitFor());

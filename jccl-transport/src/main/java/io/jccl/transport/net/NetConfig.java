@@ -136,18 +136,32 @@ public record NetConfig(String bindAddress, int mtu, int termLength, int socketB
             {
                 return interfaceAddress(ifname);
             }
-            try (DatagramSocket probe = new DatagramSocket())
-            {
-                // connecting a datagram socket sends nothing: it asks the routing table for the source address
-                probe.connect(new InetSocketAddress(InetAddress.getByName(rendezvousHost), 9));
-                final InetAddress local = probe.getLocalAddress();
-                return local.isAnyLocalAddress() ? InetAddress.getByName("127.0.0.1") : local;
-            }
+            return localAddressToward(rendezvousHost);
         }
         catch (final IOException ex)
         {
             throw new JcclSystemException("cannot find the address to bind the network transport to (set " +
                 SOCKET_ADDR_ENV + " or " + SOCKET_IFNAME_ENV + "): " + ex, ex);
+        }
+    }
+
+    /**
+     * @param host a host name or address.
+     * @return the address this host's routing uses to reach it (loopback when it is this host's only address).
+     * @throws JcclSystemException if the name does not resolve or no route leads there.
+     */
+    public static InetAddress localAddressToward(final String host)
+    {
+        try (DatagramSocket probe = new DatagramSocket())
+        {
+            // connecting a datagram socket sends nothing: it asks the routing table for the source address
+            probe.connect(new InetSocketAddress(InetAddress.getByName(host), 9));
+            final InetAddress local = probe.getLocalAddress();
+            return local.isAnyLocalAddress() ? InetAddress.getByName("127.0.0.1") : local;
+        }
+        catch (final IOException ex)
+        {
+            throw new JcclSystemException("cannot find the local address that reaches " + host + ": " + ex, ex);
         }
     }
 
