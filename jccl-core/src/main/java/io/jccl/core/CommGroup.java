@@ -88,7 +88,7 @@ final class CommGroup
             {
                 LOG.info("jccl INFO comm rank {}/{} device {} transport {} ({} of them in this process)", r,
                     topology.ranks(), HostDevice.INSTANCE.name(), localRanks.length == topology.ranks() ?
-                    "p2p/shm" : "shm", localRanks.length);
+                    "p2p/shm" : "p2p/shm (p2p in place for jccl's shared buffers)", localRanks.length);
             }
         }
     }
@@ -118,21 +118,13 @@ final class CommGroup
         final Runnable onAbort)
     {
         HostDevice.checkJvmFlags();
-        PlanConstraints constraints = context.constraints();
-        if (constraints.transport() == null)
-        {
-            constraints = constraints.withTransport(TransportKind.SHM);
-        }
+        // P2P and SHM both connect processes (P2P reads jccl's shared buffers in place and stages other memory as
+        // SHM does), so the transport stays the tuner's choice; NET is refused below as in one process
+        final PlanConstraints constraints = context.constraints();
         if (context.tunerMode() == Context.TunerMode.AUTO)
         {
             throw new JcclInvalidUsageException("JCCL_TUNER=auto needs ranks of one process for now: the online " +
                 "tuner's rounds do not travel between processes yet (use model or table)");
-        }
-        if (constraints.transport() != TransportKind.SHM)
-        {
-            throw new JcclInvalidUsageException(Context.TRANSPORT_PROP_NAME + "=" +
-                constraints.transport().lowerName() + " cannot connect ranks in different processes; valid " +
-                "between processes of one host: shm");
         }
         return new CommGroup(context, topology, localRanks, transport, constraints, calibration, onLastClose,
             onAbort);

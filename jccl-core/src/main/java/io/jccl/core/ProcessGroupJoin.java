@@ -8,6 +8,7 @@ import io.jccl.autotune.Calibration;
 import io.jccl.kernels.HostDevice;
 import io.jccl.transport.InProcessTransport;
 import io.jccl.transport.SharedMemoryDevice;
+import io.jccl.transport.StaleSharedFiles;
 import io.jccl.transport.bootstrap.Bootstrap;
 import io.jccl.transport.bootstrap.PeerInfo;
 import org.slf4j.Logger;
@@ -26,6 +27,11 @@ import java.util.List;
  * every rank (so every rank predicts, and chooses, the same plans), a check that every rank's settings agree, and
  * FIFO files in {@code /dev/shm} between the processes. A peer the bootstrap sees die breaks the communicator on
  * every survivor with an error naming it.
+ * <p>
+ * Nothing of jccl's is to outlive its processes in {@code /dev/shm}: every rank removes the files of dead processes
+ * ({@link StaleSharedFiles}: shared buffers of killed ranks, say) when it joins, the survivors again when a peer
+ * dies and when the broken communicator closes, and then this communicator's FIFO files too (one a survivor made
+ * for a peer that never came).
  */
 final class ProcessGroupJoin
 {
@@ -54,9 +60,11 @@ final class ProcessGroupJoin
                         "transport, which jccl does not have yet");
                 }
             }
+            final java.nio.file.Path directory = SharedMemoryDevice.INSTANCE.directory();
+            StaleSharedFiles.sweep(directory);
             if (rank == 0)
             {
-                sweepStaleFifos(SharedMemoryDevice.INSTANCE.directory(), sharedPrefix(id));
+                sweepStaleFifos(directory, sharedPrefix(id));
             }
             // no rank makes a FIFO file before rank 0 has swept (the gather below is the barrier)
             final Calibration calibration = decode(bootstrap.allGather(
@@ -64,12 +72,28 @@ final class ProcessGroupJoin
             final int[] hosts = new int[size];
             final int[] processes = new int[size];
             java.util.Arrays.setAll(processes, r -> r);
-            final InProcessTransport transport = new InProcessTransport(r -> r == rank,
-                SharedMemoryDevice.INSTANCE.directory(), sharedPrefix(id), context.timeoutMs());
+            final InProcessTransport transport = new InProcessTransport(r -> r == rank, directory, sharedPrefix(id),
+                context.timeoutMs());
+            final CommGroup[] joined = new CommGroup[1];
             group = CommGroup.createShared(context, Topology.of(hosts, processes), new int[] {rank}, transport,
-                calibration, bootstrap::close, bootstrap::abort);
+                calibration, () ->
+                {
+                    bootstrap.close();
+                    if (joined[0].failure() != null)
+                    {
+                        StaleSharedFiles.sweep(directory);
+                        sweepStaleFifos(directory, sharedPrefix(id));
+                    }
+                }, bootstrap::abort);
+            joined[0] = group;
             checkSameSettings(bootstrap, group, rank);
-            bootstrap.onPeerFailure(group::fail);
+            final CommGroup failing = group;
+            bootstrap.onPeerFailure(error ->
+            {
+                failing.fail(error);
+                // a killed peer's shared buffers: its pid is gone (or a zombie) by the time its socket closed
+                StaleSharedFiles.sweep(directory);
+            });
             if (context.debugInfo())
             {
                 LOG.info("jccl INFO rank {}/{} joined {} in process {} (shared memory with {} peer processes)", rank,
@@ -90,7 +114,8 @@ final class ProcessGroupJoin
 
     /**
      * Deletes FIFO files of this communicator's name that a crashed earlier run with the same rendezvous left (a
-     * reused {@code JCCL_COMM_ID} or derived secret): an empty one would stall the attach until the deadline.
+     * reused {@code JCCL_COMM_ID} or derived secret): an empty one would stall the attach until the deadline. Run
+     * at a broken communicator's close as well, for a FIFO a survivor made for a peer that died before it came.
      */
     static void sweepStaleFifos(final java.nio.file.Path directory, final String prefix)
     {
@@ -101,7 +126,7 @@ final class ProcessGroupJoin
                 try
                 {
                     java.nio.file.Files.deleteIfExists(f);
-                    LOG.warn("jccl WARN removed {}, left by an earlier run with the same rendezvous", f);
+                    LOG.warn("jccl WARN removed {}, a FIFO file of this rendezvous that no live peer holds", f);
                 }
                 catch (final java.io.IOException ex)
                 {
