@@ -180,6 +180,21 @@ public interface Communicator extends AutoCloseable
     }
 
     /**
+     * Registers a buffer with this communicator (NCCL's {@code ncclCommRegister}); closing the registration
+     * deregisters it. The registration says whether the ranks in other processes read the buffer in place: yes for
+     * memory from jccl's shared allocator ({@code Jccl.allocate}), no for memory private to this process, which is
+     * staged. This default, for communicators that are not jccl's, says no.
+     *
+     * @param buffer the buffer.
+     * @return the registration.
+     * @throws JcclInvalidArgumentException if the buffer is null.
+     */
+    default BufferRegistration register(final Buffer buffer)
+    {
+        return new BufferRegistration(buffer, false);
+    }
+
+    /**
      * Ends every pending call of this communicator and of the ranks it shares calls with, with
      * {@link JcclAbortedException}, and wakes every waiter. The communicator is unusable afterwards.
      */

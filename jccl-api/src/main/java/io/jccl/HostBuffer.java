@@ -5,8 +5,9 @@ import java.nio.ByteOrder;
 
 /**
  * Host memory: a range of a direct {@link ByteBuffer}, either the caller's ({@link #wrap(ByteBuffer)}) or memory
- * jccl allocated for the caller ({@link #allocate(long)}, 64-byte aligned). Heap buffers are refused: jccl reads
- * and writes the memory by address from other threads, and possibly other processes.
+ * jccl allocated for the caller ({@link #allocate(long)}, 64-byte aligned, private to this process; or jccl-core's
+ * {@code Jccl.allocate}, shared memory that the ranks of other processes on this host read in place). Heap buffers
+ * are refused: jccl reads and writes the memory by address from other threads, and possibly other processes.
  */
 public final class HostBuffer extends Buffer
 {
@@ -66,6 +67,25 @@ public final class HostBuffer extends Buffer
         final ByteBuffer raw = ByteBuffer.allocateDirect(rounded + ALIGNMENT);
         final ByteBuffer aligned = raw.alignedSlice(ALIGNMENT).limit((int)length).slice().order(ByteOrder.nativeOrder());
         return new HostBuffer(aligned, 0, length, true);
+    }
+
+    /**
+     * For jccl's allocators: the first {@code length} bytes of memory an allocator of jccl's made (a mapping of
+     * shared memory, say), marked {@link #isJcclOwned()}. The allocator, not this buffer, frees the memory.
+     *
+     * @param memory a direct ByteBuffer of at least {@code length} bytes.
+     * @param length bytes of it the buffer covers.
+     * @return the host buffer.
+     * @throws JcclInvalidArgumentException if memory is null, not direct, or shorter than length.
+     */
+    public static HostBuffer ofJcclMemory(final ByteBuffer memory, final long length)
+    {
+        final HostBuffer wrapped = wrap(memory);
+        if (length < 0 || length > memory.capacity())
+        {
+            throw new JcclInvalidArgumentException("length=" + length + " is outside 0.." + memory.capacity());
+        }
+        return new HostBuffer(wrapped.byteBuffer, 0, length, true);
     }
 
     @Override

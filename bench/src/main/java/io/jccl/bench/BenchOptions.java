@@ -24,17 +24,18 @@ import java.util.Map;
  * {@code --tuner}, {@code --tuner-config}, {@code --trace}), each setting one {@code JCCL_*} variable of the
  * {@link Context} (a flag not given leaves the variable in force), and {@code --sweep}, {@code --timeout-ms},
  * {@code --schedule}, {@code --csv}, {@code --[no-]progress}, {@code --jit-warmup-ms}, {@code --tune-iters},
- * {@code --load}, {@code --compare-plans}, {@code --rounds}. nccl-tests' {@code -J/--output_file} (alias
- * {@code --json}) writes the JSON result file. Sizes take K, M and G suffixes; integers take C notation
- * ({@code 0x10}).
+ * {@code --load}, {@code --compare-plans}, {@code --rounds}, {@code --plain-memory}. nccl-tests'
+ * {@code -J/--output_file} (alias {@code --json}) writes the JSON result file. Sizes take K, M and G suffixes;
+ * integers take C notation ({@code 0x10}).
  * <p>
  * {@link #validate()} rejects a bad value before any rank starts, naming its flag (or sweep key): each knob value is
  * set on a {@link Context} of its own and checked by {@link Context#constraints()}, then the context of every pass
  * (flags over the environment) is built and checked the same way.
  * <p>
  * nccl-tests flags that have no meaning on jccl's host backend are accepted so that scripts run unchanged:
- * {@code -p} (jccl creates all ranks at once), {@code -G} (no CUDA graphs), {@code -R} (bench buffers are jccl's
- * own allocations already); the runner says so on stderr.
+ * {@code -p} (jccl creates all ranks at once), {@code -G} (no CUDA graphs); the runner says so on stderr.
+ * {@code -R} keeps nccl-tests' meaning: the buffers, from jccl's shared allocator as nccl-tests' are from
+ * {@code ncclMemAlloc} (unless {@code --plain-memory}), are registered with the communicators.
  */
 @Command(
     name = "jccl-bench",
@@ -52,7 +53,9 @@ import java.util.Map;
         "  A process is one rank of several when JCCL_RANK/JCCL_WORLD_SIZE, RANK/WORLD_SIZE, OMPI_COMM_WORLD_RANK,",
         "  PMI_RANK or SLURM_PROCID names a world of more than one; the ranks meet at JCCL_COMM_ID,",
         "  MASTER_ADDR/MASTER_PORT or JCCL_MASTER_ADDR/JCCL_PORT. Rank 0 prints the table; the other ranks print",
-        "  nothing on stdout, and every rank's stderr is prefixed [rank k]."
+        "  nothing on stdout, and every rank's stderr is prefixed [rank k].",
+        "  The buffers come from jccl's shared memory, which the other processes read in place (P2P, no staging",
+        "  copy), as nccl-tests' come from ncclMemAlloc; --plain-memory gives private memory, staged between them."
     })
 public final class BenchOptions
 {
@@ -161,7 +164,9 @@ public final class BenchOptions
     private int average;
 
     @Option(names = {"-R", "--local_register"}, converter = IntConverter.class, paramLabel = "<1/0>",
-        description = "accepted for compatibility; bench buffers are jccl allocations", defaultValue = "0")
+        description = "register the buffers with the communicators (ncclCommRegister; jccl's shared buffers need " +
+            "no registration to be read in place, so it changes no transfer; stderr says what peers read in place) " +
+            "(default: ${DEFAULT-VALUE})", defaultValue = "0")
     private int localRegister;
 
     @Option(names = {"-J", "--output_file", "--json"}, paramLabel = "<file>",
@@ -247,6 +252,12 @@ public final class BenchOptions
             description = "with " + ComparePlans.FLAG + ": rounds per size (default: " + ComparePlans.ROUNDS_DEFAULT +
                 ")")
         private Integer rounds;
+
+        @Option(names = "--plain-memory", order = 11,
+            description = "allocate the buffers in memory private to each process (HostBuffer.allocate) instead of " +
+                "jccl's shared memory (Jccl.allocate, as nccl-tests allocates with ncclMemAlloc); ranks in other " +
+                "processes then get every byte staged through shared FIFOs instead of reading it in place")
+        private boolean plainMemory;
     }
 
 
@@ -707,10 +718,16 @@ public final class BenchOptions
         return cudaGraph;
     }
 
-    /** @return {@code -R}. */
+    /** @return {@code -R}: nonzero registers the buffers with the communicators. */
     public int localRegister()
     {
         return localRegister;
+    }
+
+    /** @return true for {@code --plain-memory}: buffers in private memory, not jccl's shared memory. */
+    public boolean plainMemory()
+    {
+        return jccl.plainMemory;
     }
 
     /** @return true for {@code -C 1}. */

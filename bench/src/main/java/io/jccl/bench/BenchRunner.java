@@ -2,6 +2,7 @@ package io.jccl.bench;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
 import io.jccl.Buffer;
+import io.jccl.BufferRegistration;
 import io.jccl.Collective;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -99,6 +100,10 @@ public final class BenchRunner
     private HostBuffer[] recvAllocs;
     private Stream[] streams;
     private BenchSync sync;
+    /** Where the buffers live: jccl's shared memory unless {@code --plain-memory}. */
+    private final BenchMemory memory;
+    /** {@code -R}: the buffers' registrations with their ranks, closed before the ranks. */
+    private final List<BufferRegistration> registrations = new ArrayList<>();
 
     /**
      * @param tool     the collective.
@@ -143,6 +148,7 @@ public final class BenchRunner
         this.lead = options.processRank() == 0;
         this.maxBytes = options.maxBytes();
         this.onlineTuning = options.onlineTuning();
+        this.memory = BenchMemory.of(options, factory);
     }
 
     /**
@@ -162,8 +168,8 @@ public final class BenchRunner
             LOG.error("{}: creating {} ranks failed: {}", tool.toolName(), nRanks, ex.toString(), ex);
             return EXIT_FAILURE;
         }
-        LOG.info("{}: {} of {} ranks ({} threads x {} ranks) in process {}; {}", tool.toolName(), localRanks, nRanks,
-            nThreads, nGpus, ProcessHandle.current().pid(), factory.describe());
+        LOG.info("{}: {} of {} ranks ({} threads x {} ranks) in process {}; {}; {}", tool.toolName(), localRanks,
+            nRanks, nThreads, nGpus, ProcessHandle.current().pid(), factory.describe(), memory.describe());
         try
         {
             if (onlineTuning && options.jitWarmupMs() > 0 && options.minBytes() <= maxBytes)
@@ -210,7 +216,7 @@ public final class BenchRunner
     {
         final double[] known = new double[2 * nRanks];
         final long pid = ProcessHandle.current().pid();
-        final long ownLimit = bytesPerBufferLimit(localRanks);
+        final long ownLimit = memory.bytesPerBufferLimit(localRanks, nRanks);
         for (final Communicator comm : comms)
         {
             known[comm.rank()] = pid;
@@ -278,10 +284,6 @@ public final class BenchRunner
         {
             LOG.warn("-G/--cudagraph {} ignored: jccl-bench does not capture CUDA graphs", options.cudaGraph());
         }
-        if (options.localRegister() != 0)
-        {
-            LOG.info("-R/--local_register: bench buffers are jccl allocations already");
-        }
     }
 
     /**
@@ -339,10 +341,31 @@ public final class BenchRunner
         streams = new Stream[localRanks];
         for (int local = 0; local < localRanks; local++)
         {
-            sendAllocs[local] = HostBuffer.allocate(maxBytes + ResultChecker.GUARD_BYTES);
-            recvAllocs[local] = HostBuffer.allocate(maxBytes + ResultChecker.GUARD_BYTES);
+            sendAllocs[local] = memory.allocate(maxBytes + ResultChecker.GUARD_BYTES);
+            recvAllocs[local] = memory.allocate(maxBytes + ResultChecker.GUARD_BYTES);
             streams[local] = options.streamNull() ? Stream.DEFAULT : Stream.create();
         }
+        if (options.localRegister() != 0)
+        {
+            register();
+        }
+    }
+
+    /** {@code -R}: registers every rank's buffers with its communicator, as nccl-tests calls ncclCommRegister. */
+    private void register()
+    {
+        boolean readInPlace = true;
+        for (int local = 0; local < localRanks; local++)
+        {
+            for (final HostBuffer buffer : new HostBuffer[] {sendAllocs[local], recvAllocs[local]})
+            {
+                final BufferRegistration registration = comms[local].register(buffer);
+                registrations.add(registration);
+                readInPlace &= registration.peersReadInPlace();
+            }
+        }
+        LOG.info("-R/--local_register: {} buffers registered; the other ranks read them {}", registrations.size(),
+            readInPlace ? "in place" : "through staging copies (private memory, ranks in other processes)");
     }
 
     private Worker[] runWorkers()
@@ -509,24 +532,27 @@ public final class BenchRunner
     private void closeAll()
     {
         closeWarmComms();
-        if (comms == null)
+        registrations.forEach(BufferRegistration::close);
+        registrations.clear();
+        if (comms != null)
         {
-            return;
-        }
-        for (final Communicator comm : comms)
-        {
-            try
+            for (final Communicator comm : comms)
             {
-                comm.close();
-            }
-            catch (final RuntimeException ex)
-            {
-                if (failure.get() == null)
+                try
                 {
-                    LOG.warn("closing rank {} failed: {}", comm.rank(), ex.toString());
+                    comm.close();
+                }
+                catch (final RuntimeException ex)
+                {
+                    if (failure.get() == null)
+                    {
+                        LOG.warn("closing rank {} failed: {}", comm.rank(), ex.toString());
+                    }
                 }
             }
         }
+        // after the ranks' close waited for their calls: nothing reads the buffers any more
+        memory.freeAll();
     }
 
     /** The counts and byte lengths of one message size, as nccl-tests' {@code setupArgs}. */

@@ -67,6 +67,16 @@ public interface CommunicatorFactory
         return List.of();
     }
 
+    /**
+     * @return true when the ranks are jccl's, whose peers in other processes read memory of {@code Jccl.allocate} in
+     *         place: the bench allocates its buffers there unless {@code --plain-memory}; false (the default, for
+     *         stand-ins) gives private memory.
+     */
+    default boolean sharedMemory()
+    {
+        return false;
+    }
+
     /** @return a one-line description of the runtime for the log, e.g. its settings. */
     default String describe()
     {

@@ -40,6 +40,8 @@ public final class ComparePlansRunner
     private HostBuffer[] recvAllocs;
     private Stream[] streams;
     private long maxBytes;
+    /** Where the buffers live: jccl's shared memory unless {@code --plain-memory}. */
+    private BenchMemory memory;
     /** The plan text of the first rank's latest completed call. */
     private String lastPlan = RowResult.NO_PLAN;
 
@@ -237,14 +239,15 @@ public final class ComparePlansRunner
 
     private void allocate()
     {
-        maxBytes = Math.min(options.maxBytes(), BenchRunner.bytesPerBufferLimit(nRanks));
+        memory = BenchMemory.of(options, factory);
+        maxBytes = Math.min(options.maxBytes(), memory.bytesPerBufferLimit(nRanks, nRanks));
         sendAllocs = new HostBuffer[nRanks];
         recvAllocs = new HostBuffer[nRanks];
         streams = new Stream[nRanks];
         for (int i = 0; i < nRanks; i++)
         {
-            sendAllocs[i] = HostBuffer.allocate(maxBytes + ResultChecker.GUARD_BYTES);
-            recvAllocs[i] = HostBuffer.allocate(maxBytes + ResultChecker.GUARD_BYTES);
+            sendAllocs[i] = memory.allocate(maxBytes + ResultChecker.GUARD_BYTES);
+            recvAllocs[i] = memory.allocate(maxBytes + ResultChecker.GUARD_BYTES);
             streams[i] = options.streamNull() ? Stream.DEFAULT : Stream.create();
         }
     }
@@ -268,6 +271,10 @@ public final class ComparePlansRunner
                     LOG.warn("closing rank {} failed: {}", comm.rank(), ex.toString());
                 }
             }
+        }
+        if (memory != null)
+        {
+            memory.freeAll();
         }
     }
 }

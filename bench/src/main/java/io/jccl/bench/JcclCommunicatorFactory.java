@@ -175,6 +175,13 @@ public final class JcclCommunicatorFactory implements CommunicatorFactory
         Jccl.groupEnd();
     }
 
+    /** @return true: jccl's ranks read {@code Jccl.allocate}'s memory in place across processes. */
+    @Override
+    public boolean sharedMemory()
+    {
+        return true;
+    }
+
     @Override
     public String describe()
     {

@@ -62,6 +62,13 @@ public final class ProcessCommunicatorFactory implements CommunicatorFactory
         return new CommunicatorSync(comms[0]);
     }
 
+    /** @return true: jccl's ranks read {@code Jccl.allocate}'s memory in place across processes. */
+    @Override
+    public boolean sharedMemory()
+    {
+        return true;
+    }
+
     @Override
     public String describe()
     {

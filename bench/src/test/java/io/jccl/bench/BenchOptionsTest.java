@@ -178,6 +178,16 @@ class BenchOptionsTest
     }
 
     @Test
+    void shouldAllocateSharedMemoryUnlessPlainMemoryIsAsked()
+    {
+        assertFalse(parse().plainMemory(), "jccl's shared allocator by default, as nccl-tests' ncclMemAlloc");
+        final BenchOptions plain = parse("--plain-memory", "-R", "1");
+        plain.validate();
+        assertTrue(plain.plainMemory());
+        assertEquals(1, plain.localRegister(), "-R keeps its meaning beside it");
+    }
+
+    @Test
     void shouldReadResultFileProgressAndWarmupFlagsWhenGiven()
     {
         final BenchOptions none = parse();

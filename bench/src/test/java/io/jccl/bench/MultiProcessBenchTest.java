@@ -127,6 +127,28 @@ class MultiProcessBenchTest
     }
 
     @Test
+    @Timeout(180)
+    void shouldRegisterBuffersThatOtherProcessesReadInPlaceUnlessPlainMemory()
+    {
+        final String[] flags = {"-b", "1M", "-e", "4M", "-f", "4", "-c", "1", "-n", "2", "-w", "1",
+            "--jit-warmup-ms", "0", "-R", "1"};
+        final Run shared = launch(new String[] {"--nprocs", "2", "all_reduce_perf"}, flags);
+        assertEquals(0, shared.status, shared.out + shared.err);
+        assertTrue(shared.err.contains("buffers in jccl's shared memory"), shared.err);
+        assertTrue(shared.err.contains("2 buffers registered; the other ranks read them in place"), shared.err);
+        assertTrue(shared.out.contains("# Out of bounds values : 0 OK"), shared.out);
+
+        final List<String> plainFlags = new ArrayList<>(List.of(flags));
+        plainFlags.add("--plain-memory");
+        final Run plain = launch(new String[] {"--nprocs", "2", "all_reduce_perf"}, plainFlags.toArray(new String[0]));
+        assertEquals(0, plain.status, plain.out + plain.err);
+        assertTrue(plain.err.contains("buffers in private memory"), plain.err);
+        assertTrue(plain.err.contains("2 buffers registered; the other ranks read them through staging copies"),
+            plain.err);
+        assertTrue(plain.out.contains("# Out of bounds values : 0 OK"), plain.out);
+    }
+
+    @Test
     void shouldNameTheFlagsAndStartNothingWhenNprocsIsGivenWithSeveralRanksPerProcess()
     {
         final Run run = Run.of((out, err) -> JcclBench.run(new String[] {"--nprocs", "2", "all_reduce_perf", "-g",

@@ -93,8 +93,8 @@ final class CommGroup
             {
                 LOG.info("jccl INFO comm rank {}/{} device {} transport {} ({} of them in this process, {} hosts)",
                     r, topology.ranks(), HostDevice.INSTANCE.name(), (localRanks.length == topology.ranks() ?
-                    "p2p/shm" : "shm") + (transport.net() == null ? "" : ", " + transport.net().describe()),
-                    localRanks.length, hosts);
+                    "p2p/shm" : "p2p/shm (p2p in place for jccl's shared buffers)") + (transport.net() == null ? "" :
+                    ", " + transport.net().describe()), localRanks.length, hosts);
             }
         }
     }
@@ -148,20 +148,13 @@ final class CommGroup
         final Runnable onAbort, final Runnable quiesce)
     {
         HostDevice.checkJvmFlags();
-        PlanConstraints constraints = context.constraints();
-        if (constraints.transport() == null)
-        {
-            constraints = constraints.withTransport(TransportKind.SHM);
-        }
+        // P2P and SHM both connect processes (P2P reads jccl's shared buffers in place and stages other memory as
+        // SHM does), so the transport stays the tuner's choice; NET is refused below as in one process
+        final PlanConstraints constraints = context.constraints();
         if (context.tunerMode() == Context.TunerMode.AUTO)
         {
             throw new JcclInvalidUsageException("JCCL_TUNER=auto needs ranks of one process for now: the online " +
                 "tuner's rounds do not travel between processes yet (use model or table)");
-        }
-        if (constraints.transport() == TransportKind.P2P)
-        {
-            throw new JcclInvalidUsageException(Context.TRANSPORT_PROP_NAME + "=p2p cannot connect ranks in " +
-                "different processes; valid between processes: shm (one host), net (any hosts)");
         }
         return new CommGroup(context, topology, localRanks, transport, constraints, calibration, onLastClose,
             onAbort, quiesce);

@@ -1,9 +1,11 @@
 package io.jccl.core;
 
 import io.jccl.Communicator;
+import io.jccl.HostBuffer;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.JcclInvalidUsageException;
 import io.jccl.UniqueId;
+import io.jccl.transport.SharedBuffers;
 import io.jccl.transport.bootstrap.LaunchEnvironment;
 import org.slf4j.LoggerFactory;
 
@@ -126,6 +128,51 @@ public final class Jccl
         }
         final io.jccl.autotune.OnlineTuner online = ((LocalCommunicator)communicator).onlineTuner();
         return online == null ? java.util.List.of() : online.reports();
+    }
+
+    /**
+     * Allocates host memory that the ranks of other processes on this host read in place (NCCL's
+     * {@code ncclMemAlloc}): a file in {@code /dev/shm} (mode 0600, named after this process's pid) mapped here. A
+     * collective whose buffers lie in such memory sends over P2P with SIMPLE without a staging copy, across
+     * processes as within one; other memory is staged between processes. The memory is zeroed and page aligned,
+     * usable at once with every communicator of this process, and freed by {@link #free(HostBuffer)}; the file's
+     * name is removed at exit if the buffer is still live, and files of killed processes are removed by the next
+     * allocation or communicator of any process on the host.
+     *
+     * @param length bytes, 0 to {@code Integer.MAX_VALUE - 4096}.
+     * @return the buffer ({@link HostBuffer#isJcclOwned()}).
+     * @throws JcclInvalidArgumentException if the length is out of range.
+     * @throws io.jccl.JcclSystemException if the shared memory cannot be made (a full {@code /dev/shm}, say).
+     */
+    public static HostBuffer allocate(final long length)
+    {
+        final SharedBuffers.Segment segment = SharedBuffers.INSTANCE.allocate(length);
+        return HostBuffer.ofJcclMemory(segment.memory(), length);
+    }
+
+    /**
+     * Frees a buffer of {@link #allocate(long)} (NCCL's {@code ncclMemFree}): its file is removed and its memory
+     * unmapped. Every call that used it must have completed; touching it afterwards crashes the JVM, as using
+     * memory after {@code ncclMemFree} would crash a C program.
+     *
+     * @param buffer the buffer {@link #allocate(long)} returned (not a slice of it).
+     * @throws JcclInvalidArgumentException if the buffer is null, or is not a live buffer of {@link #allocate(long)}.
+     */
+    public static void free(final HostBuffer buffer)
+    {
+        if (buffer == null)
+        {
+            throw new JcclInvalidArgumentException("buffer is null");
+        }
+        final long address = LocalCommunicator.address(buffer);
+        final SharedBuffers.Segment segment = buffer.isJcclOwned() ?
+            SharedBuffers.INSTANCE.find(address, buffer.length()) : null;
+        if (segment == null || segment.address() != address || segment.length() != buffer.length())
+        {
+            throw new JcclInvalidArgumentException(buffer + " is not a live buffer of Jccl.allocate (freed already, " +
+                "a slice, or memory of another allocator)");
+        }
+        SharedBuffers.INSTANCE.free(segment);
     }
 
     /** Starts a group (NCCL's {@code ncclGroupStart}); groups nest, and calls start at the outermost end. */

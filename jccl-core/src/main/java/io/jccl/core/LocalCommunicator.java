@@ -2,6 +2,7 @@ package io.jccl.core;
 
 import io.jccl.Algorithm;
 import io.jccl.Buffer;
+import io.jccl.BufferRegistration;
 import io.jccl.Collective;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -24,6 +25,7 @@ import io.jccl.schedules.Program;
 import io.jccl.schedules.msccl.MscclSchedule;
 import io.jccl.transport.ConnectorCounters;
 import io.jccl.transport.InProcessTransport;
+import io.jccl.transport.SharedBuffers;
 import org.agrona.BufferUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -485,6 +487,25 @@ final class LocalCommunicator implements Communicator
     {
         final BoundShape bound = lastBound;
         return bound == null ? null : bound.program.name();
+    }
+
+    /**
+     * Says whether the other ranks read the buffer in place: every host buffer when all ranks live in this
+     * process; across processes, buffers in jccl's shared memory ({@link Jccl#allocate(long)}). Nothing else is
+     * needed for that, so the registration changes no transfer.
+     */
+    @Override
+    public BufferRegistration register(final Buffer buffer)
+    {
+        checkUsable();
+        if (buffer == null)
+        {
+            throw new io.jccl.JcclInvalidArgumentException("buffer is null");
+        }
+        final SharedBuffers shared = group.transport.ownBuffers();
+        final boolean inPlace = buffer instanceof HostBuffer host &&
+            (shared == null || shared.find(address(host), host.length()) != null);
+        return new BufferRegistration(buffer, inPlace);
     }
 
     @Override

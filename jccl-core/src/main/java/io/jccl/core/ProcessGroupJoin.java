@@ -9,6 +9,7 @@ import io.jccl.autotune.Calibration;
 import io.jccl.kernels.HostDevice;
 import io.jccl.transport.InProcessTransport;
 import io.jccl.transport.SharedMemoryDevice;
+import io.jccl.transport.StaleSharedFiles;
 import io.jccl.transport.bootstrap.Bootstrap;
 import io.jccl.transport.bootstrap.PeerInfo;
 import io.jccl.transport.net.NetConfig;
@@ -30,6 +31,11 @@ import java.util.List;
  * files in {@code /dev/shm} between the processes of a host, and Aeron UDP between hosts (each process's endpoint
  * all-gathered through the bootstrap). A peer the bootstrap or the network sees die breaks the communicator on every
  * survivor with an error naming it.
+ * <p>
+ * Nothing of jccl's is to outlive its processes in {@code /dev/shm}: every rank removes the files of dead processes
+ * ({@link StaleSharedFiles}: shared buffers of killed ranks, say) when it joins, the survivors again when a peer
+ * dies and when the broken communicator closes, and then this communicator's FIFO files too (one a survivor made
+ * for a peer that never came).
  */
 final class ProcessGroupJoin
 {
@@ -50,9 +56,11 @@ final class ProcessGroupJoin
         {
             final List<PeerInfo> peers = bootstrap.peers();
             final int[] hosts = hostNumbers(peers);
+            final java.nio.file.Path directory = SharedMemoryDevice.INSTANCE.directory();
+            StaleSharedFiles.sweep(directory);
             if (rank == 0)
             {
-                sweepStaleFifos(SharedMemoryDevice.INSTANCE.directory(), sharedPrefix(id));
+                sweepStaleFifos(directory, sharedPrefix(id));
             }
             // no rank makes a FIFO file before rank 0 has swept (the gather below is the barrier)
             final Calibration calibration = decode(bootstrap.allGather(
@@ -69,14 +77,29 @@ final class ProcessGroupJoin
                 java.util.Arrays.setAll(endpoints, r -> new String(gathered[r], StandardCharsets.US_ASCII));
                 net.connect(endpoints);
             }
-            final InProcessTransport transport = new InProcessTransport(r -> r == rank, hosts,
-                SharedMemoryDevice.INSTANCE.directory(), sharedPrefix(id), context.timeoutMs(), net);
+            final InProcessTransport transport = new InProcessTransport(r -> r == rank, hosts, directory,
+                sharedPrefix(id), context.timeoutMs(), net);
             final NetTransport network = net;
-            group = CommGroup.createShared(context, topology, new int[] {rank}, transport, calibration,
-                bootstrap::close, bootstrap::abort, () -> quiesce(bootstrap, network));
+            final CommGroup[] joined = new CommGroup[1];
+            group = CommGroup.createShared(context, topology, new int[] {rank}, transport, calibration, () ->
+            {
+                bootstrap.close();
+                if (joined[0].failure() != null)
+                {
+                    StaleSharedFiles.sweep(directory);
+                    sweepStaleFifos(directory, sharedPrefix(id));
+                }
+            }, bootstrap::abort, () -> quiesce(bootstrap, network));
+            joined[0] = group;
             checkSameSettings(bootstrap, group, rank);
             group.splitter = (r, generation, color, key) -> split(context, bootstrap, id, r, color, key);
-            bootstrap.onPeerFailure(group::fail);
+            final CommGroup failing = group;
+            bootstrap.onPeerFailure(error ->
+            {
+                failing.fail(error);
+                // a killed peer's shared buffers: its pid is gone (or a zombie) by the time its socket closed
+                StaleSharedFiles.sweep(directory);
+            });
             if (net != null)
             {
                 net.onFailure(group::fail);
@@ -182,7 +205,8 @@ final class ProcessGroupJoin
 
     /**
      * Deletes FIFO files of this communicator's name that a crashed earlier run with the same rendezvous left (a
-     * reused {@code JCCL_COMM_ID} or derived secret): an empty one would stall the attach until the deadline.
+     * reused {@code JCCL_COMM_ID} or derived secret): an empty one would stall the attach until the deadline. Run
+     * at a broken communicator's close as well, for a FIFO a survivor made for a peer that died before it came.
      */
     static void sweepStaleFifos(final java.nio.file.Path directory, final String prefix)
     {
@@ -193,7 +217,7 @@ final class ProcessGroupJoin
                 try
                 {
                     java.nio.file.Files.deleteIfExists(f);
-                    LOG.warn("jccl WARN removed {}, left by an earlier run with the same rendezvous", f);
+                    LOG.warn("jccl WARN removed {}, a FIFO file of this rendezvous that no live peer holds", f);
                 }
                 catch (final java.io.IOException ex)
                 {

@@ -14,6 +14,7 @@ import io.jccl.schedules.Worker;
 import io.jccl.transport.InProcessTransport;
 import io.jccl.transport.RecvConnector;
 import io.jccl.transport.SendConnector;
+import io.jccl.transport.SharedBuffers;
 
 import java.util.List;
 
@@ -51,6 +52,11 @@ final class RankExecution
     /** The buffer placement {@link #directStep} was computed for. */
     private long directInputDelta = Long.MIN_VALUE;
     private long directLayoutKey = Long.MIN_VALUE;
+    /** Between processes: the shared allocator whose buffers peers read in place, else null. */
+    private final SharedBuffers sharedBuffers;
+    /** The shared buffers (ids, 0 for other memory) that held the input and output when {@link #directStep} was. */
+    private long directInputSegment = -1;
+    private long directOutputSegment = -1;
 
     /** Per input chunk, the last pipeline iteration in which it was overwritten (PreMulSum on raw input only). */
     private final long[] inputWritten;
@@ -93,6 +99,7 @@ final class RankExecution
         }
         this.directSenders = java.util.Arrays.stream(workers).map(w -> w.send)
             .filter(c -> c != null && c.direct()).distinct().toArray(SendConnector[]::new);
+        this.sharedBuffers = transport.ownBuffers();
         this.directStep = new boolean[workers.length][];
         for (int w = 0; w < workers.length; w++)
         {
@@ -149,10 +156,15 @@ final class RankExecution
         {
             final long inputDelta = inputAddress == 0 || outputAddress == 0 ? 0 : inputAddress - outputAddress;
             final long layoutKey = inputElements * 31 + outputElements * 17 + size;
-            if (inputDelta != directInputDelta || layoutKey != directLayoutKey)
+            final long inputSegment = segmentId(inputAddress, inputElements * size);
+            final long outputSegment = segmentId(outputAddress, outputElements * size);
+            if (inputDelta != directInputDelta || layoutKey != directLayoutKey ||
+                inputSegment != directInputSegment || outputSegment != directOutputSegment)
             {
                 directInputDelta = inputDelta;
                 directLayoutKey = layoutKey;
+                directInputSegment = inputSegment;
+                directOutputSegment = outputSegment;
                 findDirectSteps();
             }
         }
@@ -164,6 +176,20 @@ final class RankExecution
         {
             w.reset();
         }
+    }
+
+    /**
+     * @return between processes, the id of the shared buffer that holds a whole call buffer (0 for other memory,
+     *         whose data peers in other processes cannot read in place); 0 in one process, where they read any.
+     */
+    private long segmentId(final long address, final long length)
+    {
+        if (sharedBuffers == null || address == 0)
+        {
+            return 0;
+        }
+        final SharedBuffers.Segment segment = sharedBuffers.find(address, length);
+        return segment == null ? 0 : segment.id();
     }
 
     /**
@@ -197,7 +223,9 @@ final class RankExecution
      * RECV_COPY_SEND and RECV_REDUCE_COPY_SEND (their destination), on a direct connector, moving one chunk, where no
      * other step of this rank writes memory of that chunk during the call. The receiver reads the range while the
      * sender runs on, so a later write there would race; such steps stage, and the ranks can never wait on each
-     * other's reads in a cycle. Computed when the buffers' relative placement or sizes change (in place or not).
+     * other's reads in a cycle. A receiver in another process reads only jccl's shared buffers, so there the chunk
+     * must lie in one ({@link SendConnector#readableInPlace}). Computed when the buffers' relative placement, sizes
+     * or shared buffers change (in place or not).
      */
     private void findDirectSteps()
     {
@@ -210,11 +238,19 @@ final class RankExecution
                 final boolean shape = ws.send != null && ws.send.direct() &&
                     ws.worker.field(s, StepDescriptor.CHUNK_COUNT) == 1 && (op == Opcode.SEND ||
                     op == Opcode.RECV_COPY_SEND || op == Opcode.RECV_REDUCE_COPY_SEND);
-                directStep[w][s] = shape && !writtenElsewhere(w, s, op == Opcode.SEND ?
-                    StepDescriptor.SRC_BUFFER : StepDescriptor.DST_BUFFER, op == Opcode.SEND ?
-                    StepDescriptor.SRC_CHUNK : StepDescriptor.DST_CHUNK);
+                final int bufferField = op == Opcode.SEND ? StepDescriptor.SRC_BUFFER : StepDescriptor.DST_BUFFER;
+                final int chunkField = op == Opcode.SEND ? StepDescriptor.SRC_CHUNK : StepDescriptor.DST_CHUNK;
+                directStep[w][s] = shape && !writtenElsewhere(w, s, bufferField, chunkField) &&
+                    readableInPlace(ws, ws.worker.field(s, bufferField), ws.worker.field(s, chunkField));
             }
         }
+    }
+
+    /** @return true when the worker's receiver can read the whole chunk in place. */
+    private boolean readableInPlace(final WorkerState ws, final int buffer, final int chunk)
+    {
+        return ws.send.readableInPlace(baseAddress[buffer] + chunkStart[buffer][chunk] * elementSize,
+            chunkLength[buffer][chunk] * elementSize);
     }
 
     /** @return true when a step other than (w, s) writes memory of the chunk step (w, s) names in its fields. */

@@ -65,7 +65,7 @@ class MultiHostTest
         throws IOException
     {
         final Process p = MultiProcessTest.start(hosts.exec(hostOfRank[rank]),
-            Map.of("JCCL_HOSTID", "ns-host-" + hostOfRank[rank]), rank, hostOfRank.length, id, extra);
+            Map.of("JCCL_HOSTID", "ns-host-" + hostOfRank[rank]), rank, hostOfRank.length, id, false, extra);
         children.add(p);
         return p;
     }

@@ -12,10 +12,15 @@ import java.nio.ByteBuffer;
  * One rank of {@link MultiProcessTest}, run in its own JVM: joins the communicator with {@link Jccl#connect}, runs
  * every collective over three types, two ops, odd and large counts, in place and not, and checks each result
  * against values computed here from the same formula every rank uses. Exits 0 when every result is exact, 1 with
- * the first difference on stderr otherwise.
+ * the first difference on stderr otherwise. With {@code -D}{@value #MEMORY_PROPERTY}{@code =shared} every buffer
+ * comes from {@link Jccl#allocate(long)} (and is freed after its call), else from {@link HostBuffer#allocate(long)}.
  */
 public final class MultiProcessChild
 {
+    /** The system property that picks the buffers' memory: {@code shared} or {@code plain} (the default). */
+    static final String MEMORY_PROPERTY = "jccl.test.memory";
+    private static final boolean SHARED = "shared".equals(System.getProperty(MEMORY_PROPERTY));
+
     private static final DataType[] TYPES = {DataType.FLOAT32, DataType.INT32, DataType.FLOAT64};
     private static final ReduceOp[] OPS = {ReduceOp.SUM, ReduceOp.MAX};
     private static final long[] COUNTS = {1, 1001, 262_147};
@@ -60,6 +65,7 @@ public final class MultiProcessChild
         try
         {
             new MultiProcessChild(comm).runAll();
+            checkRegistration(comm);
         }
         catch (final AssertionError | RuntimeException ex)
         {
@@ -67,6 +73,9 @@ public final class MultiProcessChild
             ex.printStackTrace();
             System.exit(1);
         }
+        final io.jccl.transport.ConnectorCounters counters = ((LocalCommunicator)comm).counters();
+        System.out.println("COUNTERS direct=" + counters.bytesDirect(io.jccl.TransportKind.P2P) + " staged=" +
+            (counters.bytesStaged(io.jccl.TransportKind.P2P) + counters.bytesStaged(io.jccl.TransportKind.SHM)));
         comm.close();
         System.out.println("rank " + rank + " OK");
         System.exit(0);
@@ -92,12 +101,55 @@ public final class MultiProcessChild
         System.exit(0);
     }
 
+    /** Registration tells jccl's shared memory (read in place by the other processes) from private memory. */
+    private static void checkRegistration(final Communicator comm)
+    {
+        final HostBuffer shared = Jccl.allocate(4096);
+        try (io.jccl.BufferRegistration registration = comm.register(shared))
+        {
+            if (!registration.peersReadInPlace())
+            {
+                throw new AssertionError("a buffer of Jccl.allocate registers as staged: " + registration);
+            }
+        }
+        finally
+        {
+            Jccl.free(shared);
+        }
+        try (io.jccl.BufferRegistration registration = comm.register(HostBuffer.allocate(4096)))
+        {
+            if (registration.peersReadInPlace())
+            {
+                throw new AssertionError("private memory registers as read in place by other processes: " +
+                    registration);
+            }
+        }
+    }
+
+    /** @return zeroed memory for a call's buffer: jccl's shared memory or private memory, as the property says. */
+    static HostBuffer memory(final long bytes)
+    {
+        return SHARED ? Jccl.allocate(bytes) : HostBuffer.allocate(bytes);
+    }
+
+    /** Frees buffers of {@link #memory(long)} once their call completed (shared memory is freed explicitly). */
+    private static void release(final HostBuffer... buffers)
+    {
+        if (SHARED)
+        {
+            for (final HostBuffer b : buffers)
+            {
+                Jccl.free(b);
+            }
+        }
+    }
+
     private static void loopUntilBroken(final Communicator comm, final long calls)
     {
         final long count = 16 << 20;
         final MultiProcessChild child = new MultiProcessChild(comm);
         final HostBuffer send = child.filled(DataType.FLOAT32, count, 0);
-        final HostBuffer recv = HostBuffer.allocate(count * 4);
+        final HostBuffer recv = memory(count * 4);
         try
         {
             for (long i = 0; i < calls; i++)
@@ -125,7 +177,7 @@ public final class MultiProcessChild
 
     private static void abortAfterOneCall(final Communicator comm)
     {
-        final HostBuffer buffer = HostBuffer.allocate(4096);
+        final HostBuffer buffer = memory(4096);
         comm.allReduce(buffer, buffer, 1024, DataType.FLOAT32, ReduceOp.SUM);
         System.out.println("READY");
         System.out.flush();
@@ -198,43 +250,46 @@ public final class MultiProcessChild
     private void allReduce(final DataType type, final ReduceOp op, final long count, final boolean inPlace)
     {
         final HostBuffer send = filled(type, count, 0);
-        final HostBuffer recv = inPlace ? send : HostBuffer.allocate(count * type.byteSize());
+        final HostBuffer recv = inPlace ? send : memory(count * type.byteSize());
         comm.allReduce(send, recv, count, type, op);
         for (long i = 0; i < count; i++)
         {
             check("allReduce " + op + (inPlace ? " in place" : ""), type, recv, i, reduced(op, i));
         }
+        release(inPlace ? new HostBuffer[] {send} : new HostBuffer[] {send, recv});
     }
 
     private void reduceScatter(final DataType type, final ReduceOp op, final long count, final boolean inPlace)
     {
         final HostBuffer send = filled(type, count * size, 0);
         final long bytes = count * type.byteSize();
-        final HostBuffer recv = inPlace ? send.slice(rank * bytes, bytes) : HostBuffer.allocate(bytes);
+        final HostBuffer recv = inPlace ? send.slice(rank * bytes, bytes) : memory(bytes);
         comm.reduceScatter(send, recv, count, type, op);
         for (long i = 0; i < count; i++)
         {
             check("reduceScatter " + op + (inPlace ? " in place" : ""), type, recv, i, reduced(op, rank * count + i));
         }
+        release(inPlace ? new HostBuffer[] {send} : new HostBuffer[] {send, recv});
     }
 
     private void reduce(final DataType type, final ReduceOp op, final long count)
     {
         final int root = 0;
         final HostBuffer send = filled(type, count, 0);
-        final HostBuffer recv = HostBuffer.allocate(count * type.byteSize());
+        final HostBuffer recv = memory(count * type.byteSize());
         comm.reduce(send, recv, count, type, op, root);
         for (long i = 0; rank == root && i < count; i++)
         {
             check("reduce " + op, type, recv, i, reduced(op, i));
         }
+        release(send, recv);
     }
 
     private void allGather(final DataType type, final long count, final boolean inPlace)
     {
         final long bytes = count * type.byteSize();
-        final HostBuffer recv = HostBuffer.allocate(bytes * size);
-        final HostBuffer send = inPlace ? recv.slice(rank * bytes, bytes) : HostBuffer.allocate(bytes);
+        final HostBuffer recv = memory(bytes * size);
+        final HostBuffer send = inPlace ? recv.slice(rank * bytes, bytes) : memory(bytes);
         fill(type, send, count, 0);
         comm.allGather(send, recv, count, type);
         for (int r = 0; r < size; r++)
@@ -244,24 +299,26 @@ public final class MultiProcessChild
                 check("allGather" + (inPlace ? " in place" : ""), type, recv, r * count + i, value(r, i));
             }
         }
+        release(inPlace ? new HostBuffer[] {recv} : new HostBuffer[] {send, recv});
     }
 
     private void broadcast(final DataType type, final long count)
     {
         final int root = size - 1;
         final HostBuffer send = filled(type, count, 0);
-        final HostBuffer recv = HostBuffer.allocate(count * type.byteSize());
+        final HostBuffer recv = memory(count * type.byteSize());
         comm.broadcast(send, recv, count, type, root);
         for (long i = 0; i < count; i++)
         {
             check("broadcast", type, recv, i, value(root, i));
         }
+        release(send, recv);
     }
 
     private void allToAll(final DataType type, final long count)
     {
         final HostBuffer send = filled(type, count * size, 0);
-        final HostBuffer recv = HostBuffer.allocate(count * size * type.byteSize());
+        final HostBuffer recv = memory(count * size * type.byteSize());
         comm.allToAll(send, recv, count, type);
         for (int p = 0; p < size; p++)
         {
@@ -270,6 +327,7 @@ public final class MultiProcessChild
                 check("allToAll", type, recv, p * count + i, value(p, rank * count + i));
             }
         }
+        release(send, recv);
     }
 
     private long reduced(final ReduceOp op, final long i)
@@ -284,7 +342,7 @@ public final class MultiProcessChild
 
     private HostBuffer filled(final DataType type, final long count, final long first)
     {
-        final HostBuffer buffer = HostBuffer.allocate(count * type.byteSize());
+        final HostBuffer buffer = memory(count * type.byteSize());
         fill(type, buffer, count, first);
         return buffer;
     }

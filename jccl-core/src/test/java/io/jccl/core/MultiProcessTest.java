@@ -1,10 +1,12 @@
 package io.jccl.core;
 
 import io.jccl.UniqueId;
+import io.jccl.transport.SharedBuffers;
+import io.jccl.transport.StaleSharedFiles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -23,28 +25,33 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Ranks in separate JVMs on this host, joined by {@link Jccl#connect} through a real TCP rendezvous and connected
  * by FIFO files in {@code /dev/shm}: every collective, three types, two ops, odd and large counts, in place and not,
- * exact on every rank ({@link MultiProcessChild}); nothing of the communicator is left in {@code /dev/shm}.
+ * exact on every rank ({@link MultiProcessChild}), with buffers of jccl's shared allocator (read in place across
+ * processes: direct bytes counted) and with private memory (all staged); nothing of the communicator or of its
+ * processes' buffers is left in {@code /dev/shm}, whether they exit or are killed.
  */
 class MultiProcessTest
 {
-    @ParameterizedTest(name = "{0} processes")
-    @ValueSource(ints = {2, 3, 4})
+    @ParameterizedTest(name = "{0} processes, {1} memory")
+    @CsvSource({"2, plain", "3, plain", "4, plain", "2, shared", "3, shared"})
     @Timeout(300)
-    void shouldGiveExactResultsInEveryProcessWhenRanksAreSeparateJvms(final int size) throws Exception
+    void shouldGiveExactResultsInEveryProcessWhenRanksAreSeparateJvms(final int size, final String memory)
+        throws Exception
     {
+        final boolean shared = "shared".equals(memory);
         final UniqueId id = UniqueId.create("127.0.0.1", freePort());
         if (size == 2 && Files.isDirectory(Path.of("/dev/shm")))
         {
             // as a crashed earlier run with the same rendezvous would leave them: empty, never mapped
-            Files.createFile(Path.of("/dev/shm", Jccl.sharedPrefix(id) + "-0-1-0-simple"));
-            Files.createFile(Path.of("/dev/shm", Jccl.sharedPrefix(id) + "-1-0-0-ll"));
+            Files.createFile(Path.of("/dev/shm", Jccl.sharedPrefix(id) + "-0-1-0-simple-p2p"));
+            Files.createFile(Path.of("/dev/shm", Jccl.sharedPrefix(id) + "-1-0-0-ll-p2p"));
         }
         final List<Process> children = new ArrayList<>();
         for (int rank = size - 1; rank >= 0; rank--)
         {
-            children.add(start(rank, size, id));
+            children.add(start(rank, size, id, shared));
         }
         final StringBuilder failures = new StringBuilder();
+        final List<String> outputs = new ArrayList<>();
         for (final Process child : children)
         {
             if (!child.waitFor(240, TimeUnit.SECONDS))
@@ -52,14 +59,29 @@ class MultiProcessTest
                 child.destroyForcibly();
                 failures.append("a rank did not finish in 240 s; ");
             }
-            else if (child.exitValue() != 0)
+            else
             {
-                failures.append(new String(child.getInputStream().readAllBytes())).append("; ");
+                final String output = new String(child.getInputStream().readAllBytes());
+                outputs.add(output);
+                if (child.exitValue() != 0)
+                {
+                    failures.append(output).append("; ");
+                }
             }
         }
         children.forEach(Process::destroyForcibly);
         assertEquals("", failures.toString());
-        assertTrue(leftovers(id).isEmpty(), "left in /dev/shm: " + leftovers(id));
+        for (final String output : outputs)
+        {
+            final java.util.regex.Matcher counters = java.util.regex.Pattern
+                .compile("COUNTERS direct=(\\d+) staged=(\\d+)").matcher(output);
+            assertTrue(counters.find(), output);
+            final long direct = Long.parseLong(counters.group(1));
+            assertTrue(shared ? direct > 0 : direct == 0, (shared ? "shared buffers are read in place: " :
+                "private memory is staged: ") + counters.group());
+            assertTrue(Long.parseLong(counters.group(2)) > 0, "small calls stage (LL): " + counters.group());
+        }
+        assertTrue(leftovers(id, children).isEmpty(), "left in /dev/shm: " + leftovers(id, children));
     }
 
     @Test
@@ -73,12 +95,16 @@ class MultiProcessTest
         final BufferedReader[] out = new BufferedReader[size];
         for (int rank = 0; rank < size; rank++)
         {
-            ranks[rank] = start(rank, size, id, "loop");
+            ranks[rank] = start(rank, size, id, true, "loop");
             out[rank] = new BufferedReader(new InputStreamReader(ranks[rank].getInputStream()));
         }
         try
         {
             assertEquals("READY", firstLineStartingWith(out[victim], "READY"), "the victim ran one AllReduce");
+            if (Files.isDirectory(Path.of("/dev/shm")))
+            {
+                assertEquals(2, buffersOf(ranks[victim].pid()).size(), "the victim's send and receive buffers");
+            }
             ranks[victim].destroyForcibly().waitFor();
             final long killedNs = System.nanoTime();
             for (int rank = 0; rank < size; rank++)
@@ -92,7 +118,8 @@ class MultiProcessTest
                 }
             }
             assertTrue(System.nanoTime() - killedNs < TimeUnit.SECONDS.toNanos(60), "within the 60 s deadline");
-            assertTrue(leftovers(id).isEmpty(), "left in /dev/shm: " + leftovers(id));
+            // the survivors removed the killed rank's buffers, and their own went as they exited
+            assertTrue(leftovers(id, List.of(ranks)).isEmpty(), "left in /dev/shm: " + leftovers(id, List.of(ranks)));
         }
         finally
         {
@@ -245,7 +272,13 @@ class MultiProcessTest
     private static Process start(final int rank, final int size, final UniqueId id, final String... extra)
         throws IOException
     {
-        return start(List.of(), java.util.Map.of(), rank, size, id, extra);
+        return start(List.of(), java.util.Map.of(), rank, size, id, false, extra);
+    }
+
+    private static Process start(final int rank, final int size, final UniqueId id, final boolean shared,
+        final String... extra) throws IOException
+    {
+        return start(List.of(), java.util.Map.of(), rank, size, id, shared, extra);
     }
 
     /**
@@ -254,22 +287,52 @@ class MultiProcessTest
      * @param rank   the child's rank.
      * @param size   the ranks.
      * @param id     the rendezvous.
+     * @param shared true: the child's buffers come from jccl's shared allocator.
      * @param extra  {@link MultiProcessChild}'s mode and deadline, if any.
      * @return the child, its stderr merged into its stdout.
      * @throws IOException if it cannot start.
      */
     static Process start(final List<String> prefix, final java.util.Map<String, String> env, final int rank,
-        final int size, final UniqueId id, final String... extra) throws IOException
+        final int size, final UniqueId id, final boolean shared, final String... extra) throws IOException
     {
         final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         final List<String> command = new ArrayList<>(prefix);
         command.addAll(List.of(java, "--add-exports",
-            "java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx512m", "-cp", System.getProperty("java.class.path"),
+            "java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx512m", "-D" + MultiProcessChild.MEMORY_PROPERTY + "=" +
+            (shared ? "shared" : "plain"), "-cp", System.getProperty("java.class.path"),
             MultiProcessChild.class.getName(), Integer.toString(rank), Integer.toString(size), id.toString()));
         command.addAll(List.of(extra));
         final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().putAll(env);
         return builder.start();
+    }
+
+    /** @return the communicator's files and the files named after the processes' pids, once they are gone. */
+    private static List<Path> leftovers(final UniqueId id, final List<Process> processes) throws IOException
+    {
+        final List<Path> left = new ArrayList<>(leftovers(id));
+        for (final Process p : processes)
+        {
+            left.addAll(buffersOf(p.pid()));
+        }
+        return left;
+    }
+
+    /** @return the files of jccl's in {@code /dev/shm} named after a pid: its shared buffers and mapping files. */
+    private static List<Path> buffersOf(final long pid) throws IOException
+    {
+        final Path shm = Path.of("/dev/shm");
+        if (!Files.isDirectory(shm))
+        {
+            return List.of();
+        }
+        final String buffers = SharedBuffers.NAME_PREFIX + StaleSharedFiles.pidNamespace() + "-" + pid + "-";
+        final String mappings = "jccl-" + pid + "-";
+        try (Stream<Path> files = Files.list(shm))
+        {
+            return files.filter(p -> p.getFileName().toString().startsWith(buffers) ||
+                p.getFileName().toString().startsWith(mappings)).toList();
+        }
     }
 
     static List<Path> leftovers(final UniqueId id) throws IOException

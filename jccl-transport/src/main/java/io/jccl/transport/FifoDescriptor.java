@@ -8,14 +8,18 @@ package io.jccl.transport;
  * +--------------------+--------------------+------------------------------------+-----------------------+
  * | tail (sent slots)  | head (freed slots) | slot headers: SLOTS x 64 bytes      | data: SLOTS x slotLen |
  * | long, release      | long, release      | length|seq|shape|plan|direct address|                       |
+ * |                    |                    |   |segment|namespace                |                       |
  * +--------------------+--------------------+------------------------------------+-----------------------+
  * </pre>
  * Counters are sequence numbers that only grow (a long never wraps in practice); slot {@code k} lives at index
  * {@code k % SLOTS}. The sender writes data and header, then publishes with one release-store of the tail; the
  * receiver acquires the tail, reads, and frees the slot with one release-store of the head. Every slot header
  * carries the call's sequence number, the plan's hash and the hash of the call's shape, so a disagreement
- * between ranks is caught, not read as data. A direct slot (P2P with SIMPLE) carries no data: its header names the
- * address in the sender's buffer where the receiver reads it (0 in a staged slot).
+ * between ranks is caught, not read as data. A direct slot (P2P with SIMPLE) carries no data: its header names where
+ * in the sender's buffer the receiver reads it. Between ranks of one process that is the address (0 in a staged
+ * slot). Between processes it is the buffer of jccl's shared allocator ({@link SharedBuffers}) the data lies in,
+ * named by the segment id and the sender's pid namespace, and the offset in that buffer; the receiver maps the
+ * buffer once by that name ({@link PeerBuffers}). A segment id of 0 marks a staged slot there.
  */
 public final class FifoDescriptor
 {
@@ -39,8 +43,15 @@ public final class FifoDescriptor
     public static final int HEADER_SHAPE = 16;
     /** Offset of the plan's hash in a slot header (long). */
     public static final int HEADER_PLAN = 24;
-    /** Offset of a direct slot's data address in the sender's memory, 0 for a staged slot (long). */
+    /**
+     * Offset of a direct slot's data address in the sender's memory, 0 for a staged slot (long); between processes,
+     * the data's offset in the shared buffer {@link #HEADER_DIRECT_SEGMENT} names.
+     */
     public static final int HEADER_DIRECT_ADDRESS = 32;
+    /** Offset of the id of the sender's shared buffer a direct slot between processes reads, else 0 (long). */
+    public static final int HEADER_DIRECT_SEGMENT = 40;
+    /** Offset of the pid namespace of that buffer's owner, part of the buffer's file name (long). */
+    public static final int HEADER_DIRECT_NAMESPACE = 48;
     /** Offset of the first data slot. */
     public static final int DATA_OFFSET = HEADERS_OFFSET + SLOTS * HEADER_LENGTH;
 

@@ -7,6 +7,8 @@ import org.agrona.UnsafeApi;
 
 import static io.jccl.transport.FifoDescriptor.HEADER_DATA_LENGTH;
 import static io.jccl.transport.FifoDescriptor.HEADER_DIRECT_ADDRESS;
+import static io.jccl.transport.FifoDescriptor.HEADER_DIRECT_NAMESPACE;
+import static io.jccl.transport.FifoDescriptor.HEADER_DIRECT_SEGMENT;
 import static io.jccl.transport.FifoDescriptor.HEADER_PLAN;
 import static io.jccl.transport.FifoDescriptor.HEADER_SEQ;
 import static io.jccl.transport.FifoDescriptor.HEADER_SHAPE;
@@ -23,12 +25,21 @@ import static io.jccl.transport.ProtocolDescriptor.LL128_LINE_DATA;
  * <p>
  * The executor never sees the framing: with LL and LL128 each end has a plain staging slot; publishing encodes it
  * into flagged words or lines, and a receiver decodes a slot once every flag of it has arrived.
+ * <p>
+ * A direct FIFO (P2P with SIMPLE) lets a sender publish data in place. In one process a slot carries the data's
+ * address. Between processes (a FIFO in a file both map) it carries the shared buffer and offset the data lies at:
+ * the sender accepts only ranges of its {@link SharedBuffers}, and the receiver maps the named buffer through its
+ * {@link PeerBuffers}.
  */
 public final class InProcessFifo implements AutoCloseable
 {
     private final Device device;
     private final Protocol protocol;
     private final boolean direct;
+    /** Between processes: the sender's allocator, whose buffers alone the receiver can read in place; else null. */
+    private final SharedBuffers ownBuffers;
+    /** Between processes: where the receiver maps the sender's buffers; else null. */
+    private final PeerBuffers peerBuffers;
     private final long base;
     private final java.util.function.LongConsumer freeBase;
     private final int wireSlotLength;
@@ -59,7 +70,7 @@ public final class InProcessFifo implements AutoCloseable
         final int to)
     {
         this(device, device.allocate(totalLength(protocol)), device::free, protocol, direct,
-            ProtocolDescriptor.wireSlotLength(protocol), from, to);
+            ProtocolDescriptor.wireSlotLength(protocol), null, null, from, to);
     }
 
     /**
@@ -75,7 +86,7 @@ public final class InProcessFifo implements AutoCloseable
     public static InProcessFifo staging(final Device device, final int payloadLength, final int from, final int to)
     {
         return new InProcessFifo(device, device.allocate(FifoDescriptor.totalLength(payloadLength)), device::free,
-            Protocol.SIMPLE, false, payloadLength, from, to);
+            Protocol.SIMPLE, false, payloadLength, null, null, from, to);
     }
 
     /**
@@ -90,18 +101,40 @@ public final class InProcessFifo implements AutoCloseable
     public InProcessFifo(final long base, final java.util.function.LongConsumer freeBase, final Protocol protocol,
         final int from, final int to)
     {
-        this(HostDevice.INSTANCE, base, freeBase, protocol, false, ProtocolDescriptor.wireSlotLength(protocol), from,
-            to);
+        this(HostDevice.INSTANCE, base, freeBase, protocol, false, ProtocolDescriptor.wireSlotLength(protocol), null,
+            null, from, to);
+    }
+
+    /**
+     * A direct FIFO between processes, in memory the caller provides (a file both processes map): a sender in this
+     * process publishes ranges of {@code ownBuffers} in place, a receiver here maps the sender's buffers through
+     * {@code peerBuffers}; other data is staged.
+     *
+     * @param base        the FIFO's memory, {@link #totalLength(Protocol)} bytes of SIMPLE, zeroed before use.
+     * @param freeBase    releases that memory on {@link #close()}.
+     * @param ownBuffers  this process's shared allocator.
+     * @param peerBuffers this process's mappings of peers' buffers.
+     * @param from        sending rank.
+     * @param to          receiving rank.
+     */
+    public InProcessFifo(final long base, final java.util.function.LongConsumer freeBase,
+        final SharedBuffers ownBuffers, final PeerBuffers peerBuffers, final int from, final int to)
+    {
+        this(HostDevice.INSTANCE, base, freeBase, Protocol.SIMPLE, true,
+            ProtocolDescriptor.wireSlotLength(Protocol.SIMPLE), ownBuffers, peerBuffers, from, to);
     }
 
     private InProcessFifo(final Device device, final long base, final java.util.function.LongConsumer freeBase,
-        final Protocol protocol, final boolean direct, final int wireSlotLength, final int from, final int to)
+        final Protocol protocol, final boolean direct, final int wireSlotLength, final SharedBuffers ownBuffers,
+        final PeerBuffers peerBuffers, final int from, final int to)
     {
         if (direct && protocol != Protocol.SIMPLE)
         {
             throw new IllegalArgumentException("direct access needs SIMPLE, not " + protocol);
         }
         this.direct = direct;
+        this.ownBuffers = ownBuffers;
+        this.peerBuffers = peerBuffers;
         this.device = device;
         this.protocol = protocol;
         this.wireSlotLength = wireSlotLength;
@@ -171,6 +204,9 @@ public final class InProcessFifo implements AutoCloseable
         private final long staging;
         private long tail;
         private long cachedHead;
+        /** Between processes: the shared buffers of the last two direct slots (a call alternates input, output). */
+        private SharedBuffers.Segment recent;
+        private SharedBuffers.Segment older;
 
         Sender(final int peer, final long staging)
         {
@@ -208,6 +244,12 @@ public final class InProcessFifo implements AutoCloseable
         }
 
         @Override
+        public boolean readableInPlace(final long address, final long length)
+        {
+            return direct && (ownBuffers == null || ownBuffers.find(address, length) != null);
+        }
+
+        @Override
         public void publishDirect(final long address, final int length, final long seq, final long shape,
             final long plan)
         {
@@ -215,7 +257,15 @@ public final class InProcessFifo implements AutoCloseable
             {
                 SendConnector.super.publishDirect(address, length, seq, shape, plan);
             }
-            writeHeader(length, seq, shape, plan, address);
+            if (ownBuffers == null)
+            {
+                writeHeader(length, seq, shape, plan, address, 0);
+            }
+            else
+            {
+                final SharedBuffers.Segment segment = segmentOf(address, length);
+                writeHeader(length, seq, shape, plan, address - segment.address(), segment.id());
+            }
             // the referenced data and the header become visible before the new tail
             UnsafeApi.putLongRelease(null, base + TAIL_OFFSET, ++tail);
         }
@@ -226,8 +276,32 @@ public final class InProcessFifo implements AutoCloseable
             return cachedHead == tail || (cachedHead = UnsafeApi.getLongAcquire(null, base + HEAD_OFFSET)) == tail;
         }
 
+        /** @return the shared buffer that holds the range; the last two are remembered, so no lookup per slot. */
+        private SharedBuffers.Segment segmentOf(final long address, final int length)
+        {
+            if (!holds(recent, address, length))
+            {
+                final SharedBuffers.Segment swap = older;
+                older = recent;
+                recent = holds(swap, address, length) ? swap : ownBuffers.find(address, length);
+                if (recent == null)
+                {
+                    throw new IllegalStateException("direct slot of " + length + " bytes at " + address +
+                        " to rank " + peer + " outside jccl's shared buffers (freed during the call?)");
+                }
+            }
+            return recent;
+        }
+
+        private static boolean holds(final SharedBuffers.Segment segment, final long address, final int length)
+        {
+            // a freed buffer's address may be a new buffer's now
+            return segment != null && address - segment.address() >= 0 &&
+                address - segment.address() + length <= segment.length() && segment.isLive();
+        }
+
         private void writeHeader(final int length, final long seq, final long shape, final long plan,
-            final long address)
+            final long address, final long segment)
         {
             final long header = base + FifoDescriptor.headerOffset(tail);
             UnsafeApi.putInt(header + HEADER_DATA_LENGTH, length);
@@ -235,12 +309,17 @@ public final class InProcessFifo implements AutoCloseable
             UnsafeApi.putLong(header + HEADER_SHAPE, shape);
             UnsafeApi.putLong(header + HEADER_PLAN, plan);
             UnsafeApi.putLong(header + HEADER_DIRECT_ADDRESS, address);
+            UnsafeApi.putLong(header + HEADER_DIRECT_SEGMENT, segment);
+            if (segment != 0)
+            {
+                UnsafeApi.putLong(header + HEADER_DIRECT_NAMESPACE, StaleSharedFiles.pidNamespace());
+            }
         }
 
         @Override
         public void publish(final int length, final long seq, final long shape, final long plan)
         {
-            writeHeader(length, seq, shape, plan, 0);
+            writeHeader(length, seq, shape, plan, 0, 0);
             switch (protocol)
             {
                 case SIMPLE -> { }
@@ -309,6 +388,9 @@ public final class InProcessFifo implements AutoCloseable
         /** LL/LL128: units (words or lines) of the current slot already decoded, while it is incomplete. */
         private int decodedUnits;
         private boolean complete;
+        /** Between processes: the peer buffers of the last two direct slots. */
+        private PeerBuffers.Mapping recent;
+        private PeerBuffers.Mapping older;
 
         Receiver(final int peer, final long staging)
         {
@@ -405,6 +487,13 @@ public final class InProcessFifo implements AutoCloseable
             {
                 return staging;
             }
+            if (peerBuffers != null)
+            {
+                final long header = base + FifoDescriptor.headerOffset(head);
+                final long segment = UnsafeApi.getLong(header + HEADER_DIRECT_SEGMENT);
+                return segment == 0 ? wireSlot(head) : peerAddress(UnsafeApi.getLong(header +
+                    HEADER_DIRECT_NAMESPACE), segment, UnsafeApi.getLong(header + HEADER_DIRECT_ADDRESS));
+            }
             final long directAddress = directAddress();
             return directAddress != 0 ? directAddress : wireSlot(head);
         }
@@ -414,9 +503,33 @@ public final class InProcessFifo implements AutoCloseable
             return direct ? UnsafeApi.getLong(base + FifoDescriptor.headerOffset(head) + HEADER_DIRECT_ADDRESS) : 0;
         }
 
+        /** @return where the slot's data lies in this process's mapping of the sender's buffer. */
+        private long peerAddress(final long namespace, final long segment, final long offset)
+        {
+            if (recent == null || recent.id != segment || recent.namespace != namespace)
+            {
+                final PeerBuffers.Mapping swap = older;
+                older = recent;
+                recent = swap != null && swap.id == segment && swap.namespace == namespace ? swap :
+                    peerBuffers.map(namespace, segment);
+            }
+            final int length = dataLength();
+            if (offset < 0 || offset + length > recent.length)
+            {
+                throw new io.jccl.JcclRemoteException("rank " + peer + " sent a direct slot of " + length +
+                    " bytes at offset " + offset + " of its buffer " + SharedBuffers.fileName(namespace, segment) +
+                    ", which holds " + recent.length);
+            }
+            return recent.address + offset;
+        }
+
         @Override
         public boolean isDirect()
         {
+            if (peerBuffers != null)
+            {
+                return UnsafeApi.getLong(base + FifoDescriptor.headerOffset(head) + HEADER_DIRECT_SEGMENT) != 0;
+            }
             return directAddress() != 0;
         }
 

@@ -15,7 +15,9 @@ import java.util.function.IntPredicate;
  * Connections among the ranks of one process: one FIFO per (sender, receiver, channel, protocol, transport), created
  * when first used and kept until {@link #close()}. Lookups happen when a call is bound, never per slot. P2P FIFOs
  * live in process memory and, with SIMPLE, let the receiver read the sender's buffers directly; SHM FIFOs live in a
- * shared-memory mapping and stage every byte, as between processes.
+ * shared-memory mapping and stage every byte. Between processes both live in a {@link SharedFifoFile}; there P2P
+ * with SIMPLE reads in place the data that lies in jccl's shared buffers ({@link SharedBuffers}, mapped by the
+ * receiving process through {@link PeerBuffers}) and stages the rest, SHM stages every byte.
  */
 public final class InProcessTransport implements AutoCloseable
 {
@@ -25,6 +27,8 @@ public final class InProcessTransport implements AutoCloseable
     private final Path sharedDirectory;
     private final String sharedPrefix;
     private final long attachTimeoutMs;
+    private final SharedBuffers ownBuffers;
+    private final PeerBuffers peerBuffers;
     /** Host of each rank, or null when every rank shares this host. */
     private final int[] hostOfRank;
     /** Aeron UDP connections, or null where no rank pair needs the network. */
@@ -51,7 +55,7 @@ public final class InProcessTransport implements AutoCloseable
      */
     public InProcessTransport(final Device device, final Device sharedDevice)
     {
-        this(device, sharedDevice, rank -> true, null, null, 0, null, null);
+        this(device, sharedDevice, rank -> true, null, null, 0, null, null, null);
     }
 
     /**
@@ -62,23 +66,40 @@ public final class InProcessTransport implements AutoCloseable
      */
     public InProcessTransport(final NetTransport net)
     {
-        this(HostDevice.INSTANCE, SharedMemoryDevice.INSTANCE, rank -> true, null, null, 0, null, net);
+        this(HostDevice.INSTANCE, SharedMemoryDevice.INSTANCE, rank -> true, null, null, 0, null, null, net);
     }
 
     /**
      * Connections of a communicator whose ranks live in several processes of this host: pairs of ranks in this
-     * process as above; a pair with a rank in another process shares a {@link SharedFifoFile} (SHM only).
+     * process as above; a pair with a rank in another process shares a {@link SharedFifoFile}, direct for the data
+     * in {@link SharedBuffers#INSTANCE}'s buffers with P2P and SIMPLE, staged otherwise.
      *
      * @param local           which ranks live in this process.
-     * @param sharedDirectory where shared FIFO files are made ({@code /dev/shm}).
+     * @param sharedDirectory where shared FIFO files are made and peers' buffer files are found ({@code /dev/shm}).
      * @param sharedPrefix    a name unique to the communicator, the same in every process.
      * @param attachTimeoutMs how long to wait for a peer process to create a shared FIFO.
      */
     public InProcessTransport(final IntPredicate local, final Path sharedDirectory, final String sharedPrefix,
         final long attachTimeoutMs)
     {
+        this(local, sharedDirectory, sharedPrefix, attachTimeoutMs, SharedBuffers.INSTANCE);
+    }
+
+    /**
+     * As {@link #InProcessTransport(IntPredicate, Path, String, long)}, with the shared allocator whose buffers this
+     * process's senders publish in place (tests make one in a directory of their own).
+     *
+     * @param local           which ranks live in this process.
+     * @param sharedDirectory where shared FIFO files are made and peers' buffer files are found.
+     * @param sharedPrefix    a name unique to the communicator, the same in every process.
+     * @param attachTimeoutMs how long to wait for a peer process to create a shared FIFO.
+     * @param ownBuffers      this process's shared allocator, making its files in {@code sharedDirectory}.
+     */
+    public InProcessTransport(final IntPredicate local, final Path sharedDirectory, final String sharedPrefix,
+        final long attachTimeoutMs, final SharedBuffers ownBuffers)
+    {
         this(HostDevice.INSTANCE, SharedMemoryDevice.INSTANCE, local, sharedDirectory, sharedPrefix,
-            attachTimeoutMs, null, null);
+            attachTimeoutMs, ownBuffers, null, null);
     }
 
     /**
@@ -98,12 +119,12 @@ public final class InProcessTransport implements AutoCloseable
         final String sharedPrefix, final long attachTimeoutMs, final NetTransport net)
     {
         this(HostDevice.INSTANCE, SharedMemoryDevice.INSTANCE, local, sharedDirectory, sharedPrefix,
-            attachTimeoutMs, hostOfRank.clone(), net);
+            attachTimeoutMs, SharedBuffers.INSTANCE, hostOfRank.clone(), net);
     }
 
     private InProcessTransport(final Device device, final Device sharedDevice, final IntPredicate local,
-        final Path sharedDirectory, final String sharedPrefix, final long attachTimeoutMs, final int[] hostOfRank,
-        final NetTransport net)
+        final Path sharedDirectory, final String sharedPrefix, final long attachTimeoutMs,
+        final SharedBuffers ownBuffers, final int[] hostOfRank, final NetTransport net)
     {
         this.hostOfRank = hostOfRank;
         this.net = net;
@@ -113,6 +134,8 @@ public final class InProcessTransport implements AutoCloseable
         this.sharedDirectory = sharedDirectory;
         this.sharedPrefix = sharedPrefix;
         this.attachTimeoutMs = attachTimeoutMs;
+        this.ownBuffers = ownBuffers;
+        this.peerBuffers = sharedDirectory == null ? null : new PeerBuffers(sharedDirectory);
     }
 
     /**
@@ -153,8 +176,8 @@ public final class InProcessTransport implements AutoCloseable
      * @param to        receiving rank.
      * @param channel   channel.
      * @param protocol  framing.
-     * @param transport P2P (FIFO in process memory; direct reads of the sender's buffers with SIMPLE) or SHM (FIFO
-     *                  in a shared-memory mapping, always staged).
+     * @param transport P2P (FIFO in process memory; direct reads of the sender's buffers with SIMPLE, between
+     *                  processes of its shared buffers) or SHM (FIFO in a shared-memory mapping, always staged).
      * @return the sending end of that connection, created on first use.
      * @throws IllegalArgumentException for NET where this communicator has no network transport.
      */
@@ -187,6 +210,21 @@ public final class InProcessTransport implements AutoCloseable
             return net.receiver(from, to, channel, protocol);
         }
         return fifo(from, to, channel, protocol, transport).receiver();
+    }
+
+    /**
+     * @return the shared allocator whose buffers the ranks of other processes read in place, or null when every
+     *         rank lives in this process (where any memory is read in place).
+     */
+    public SharedBuffers ownBuffers()
+    {
+        return ownBuffers;
+    }
+
+    /** @return where this process maps peers' buffers, or null in one process (for tests). */
+    PeerBuffers peerBuffers()
+    {
+        return peerBuffers;
     }
 
     /** @return what the connectors did. */
@@ -228,18 +266,17 @@ public final class InProcessTransport implements AutoCloseable
         final long key = ((long)from << 42) | ((long)to << 20) | ((long)channel << 6) | (transport.ordinal() << 3) |
             protocol.id();
         final boolean crossProcess = !local.test(from) || !local.test(to);
-        if (crossProcess && transport != TransportKind.SHM)
-        {
-            throw new IllegalArgumentException("transport " + transport + " between ranks " + from + " and " + to +
-                " of different processes: only SHM connects processes (P2P needs buffers both map)");
-        }
         return fifos.computeIfAbsent(key, k ->
         {
             counters.connectorCreated();
             if (crossProcess)
             {
-                return SharedFifoFile.attach(sharedDirectory, sharedPrefix + "-" + from + "-" + to + "-" + channel +
-                    "-" + protocol.lowerName(), protocol, from, to, attachTimeoutMs);
+                final String name = sharedPrefix + "-" + from + "-" + to + "-" + channel + "-" +
+                    protocol.lowerName() + "-" + transport.lowerName();
+                return transport == TransportKind.P2P && protocol == Protocol.SIMPLE ?
+                    SharedFifoFile.attachDirect(sharedDirectory, name, from, to, attachTimeoutMs, ownBuffers,
+                        peerBuffers) :
+                    SharedFifoFile.attach(sharedDirectory, name, protocol, from, to, attachTimeoutMs);
             }
             return transport == TransportKind.SHM ? new InProcessFifo(sharedDevice, protocol, false, from, to) :
                 new InProcessFifo(device, protocol, protocol == Protocol.SIMPLE && device == HostDevice.INSTANCE,
@@ -247,7 +284,7 @@ public final class InProcessTransport implements AutoCloseable
         });
     }
 
-    /** Frees every FIFO. */
+    /** Frees every FIFO and unmaps the peers' buffers. */
     @Override
     public void close()
     {
@@ -257,5 +294,9 @@ public final class InProcessTransport implements AutoCloseable
         }
         fifos.values().forEach(InProcessFifo::close);
         fifos.clear();
+        if (peerBuffers != null)
+        {
+            peerBuffers.close();
+        }
     }
 }

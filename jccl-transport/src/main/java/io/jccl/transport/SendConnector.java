@@ -35,8 +35,21 @@ public interface SendConnector
     }
 
     /**
-     * Publishes the next slot as a reference to {@code length} bytes at {@code address} in this rank's memory. The
-     * sender must not change those bytes until the receiver has released the slot (see {@link #drained()}).
+     * @param address the first byte of a range of this rank's memory.
+     * @param length  the range's bytes.
+     * @return true when the receiver can read that range in place ({@link #publishDirect}): any memory when both
+     *         ranks share a process, only jccl's shared buffers ({@link SharedBuffers}) when they do not; never when
+     *         {@link #direct()} is false.
+     */
+    default boolean readableInPlace(final long address, final long length)
+    {
+        return direct();
+    }
+
+    /**
+     * Publishes the next slot as a reference to {@code length} bytes at {@code address} in this rank's memory, a
+     * range {@link #readableInPlace(long, long)} accepts. The sender must not change those bytes until the receiver
+     * has released the slot (see {@link #drained()}).
      *
      * @param address where the receiver reads the data.
      * @param length  bytes.

@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * A FIFO between two processes of one host: a file under {@code /dev/shm} (mode 0600) that both map. Whichever end
  * comes first creates it at its full length (the kernel zeroes it); the other waits for that length and maps it. Each
  * end then counts itself in the FIFO's attach word, and the second one unlinks the file, so once both ends are
- * attached nothing is left by name, whatever happens to the processes later.
+ * attached nothing is left by name, whatever happens to the processes later. A direct FIFO ({@link #attachDirect})
+ * carries references to the sender's shared buffers where its data lies in one, and stages the rest.
  */
 public final class SharedFifoFile
 {
@@ -37,12 +38,40 @@ public final class SharedFifoFile
      * @param from      sending rank.
      * @param to        receiving rank.
      * @param timeoutMs how long to wait for the peer to create the file at its full length.
-     * @return the FIFO; this process uses one of its ends.
+     * @return the FIFO, staging every slot; this process uses one of its ends.
      * @throws JcclTimeoutException if the peer's file does not reach its length in time.
      * @throws JcclSystemException if the file cannot be created or mapped.
      */
     public static InProcessFifo attach(final Path directory, final String name, final Protocol protocol,
         final int from, final int to, final long timeoutMs)
+    {
+        return attach(directory, name, protocol, from, to, timeoutMs, null, null);
+    }
+
+    /**
+     * A direct FIFO (P2P with SIMPLE): a sender in this process publishes data that lies in {@code ownBuffers} in
+     * place, a receiver here reads the sender's buffers through {@code peerBuffers}; other data is staged.
+     *
+     * @param directory   where the file lives ({@code /dev/shm}).
+     * @param name        the file's name, the same in both processes and unique to the communicator and connection.
+     * @param from        sending rank.
+     * @param to          receiving rank.
+     * @param timeoutMs   how long to wait for the peer to create the file at its full length.
+     * @param ownBuffers  this process's shared allocator.
+     * @param peerBuffers this process's mappings of peers' buffers.
+     * @return the FIFO; this process uses one of its ends.
+     * @throws JcclTimeoutException if the peer's file does not reach its length in time.
+     * @throws JcclSystemException if the file cannot be created or mapped.
+     */
+    public static InProcessFifo attachDirect(final Path directory, final String name, final int from, final int to,
+        final long timeoutMs, final SharedBuffers ownBuffers, final PeerBuffers peerBuffers)
+    {
+        return attach(directory, name, Protocol.SIMPLE, from, to, timeoutMs, ownBuffers, peerBuffers);
+    }
+
+    private static InProcessFifo attach(final Path directory, final String name, final Protocol protocol,
+        final int from, final int to, final long timeoutMs, final SharedBuffers ownBuffers,
+        final PeerBuffers peerBuffers)
     {
         final long length = InProcessFifo.totalLength(protocol);
         final Path file = directory.resolve(name);
@@ -55,7 +84,8 @@ public final class SharedFifoFile
             {
                 Files.deleteIfExists(file);
             }
-            return new InProcessFifo(address, a -> IoUtil.unmap(mapped), protocol, from, to);
+            return peerBuffers == null ? new InProcessFifo(address, a -> IoUtil.unmap(mapped), protocol, from, to) :
+                new InProcessFifo(address, a -> IoUtil.unmap(mapped), ownBuffers, peerBuffers, from, to);
         }
         catch (final IOException ex)
         {

@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Host shared memory: every allocation is a file under {@code /dev/shm} (mode 0600), mapped and unlinked at once,
- * so a crash leaves nothing behind. The SHM transport keeps its FIFOs here; between processes the peers map the
+ * so a crash leaves nothing behind (a kill in that moment leaves a {@code jccl-<pid>-<n>} file, which
+ * {@link StaleSharedFiles} removes later). The SHM transport keeps its FIFOs here; between processes the peers map the
  * same file before it is unlinked, in one process the mapping alone is enough. Thread-safe.
  */
 public final class SharedMemoryDevice implements Device
@@ -72,8 +73,11 @@ public final class SharedMemoryDevice implements Device
         final Path file = directory.resolve("jccl-" + ProcessHandle.current().pid() + "-" + nextId.incrementAndGet());
         try
         {
-            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE))
+            // created and opened in one step: a sweep that took this file for a dead process's could not make the
+            // open fail (StaleSharedFiles)
+            try (FileChannel channel = FileChannel.open(file, java.util.EnumSet.of(StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.READ, StandardOpenOption.WRITE),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))))
             {
                 final MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, Math.max(1, length));
                 final long address = BufferUtil.address(mapped);

@@ -72,10 +72,10 @@ class DirectSlotTest
     }
 
     @Test
-    void shouldRefuseNetBetweenRanksOfOneProcess()
+    void shouldRefuseNetWhereTheCommunicatorHasNoNetworkTransport()
     {
         final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class,
             () -> transport.sender(0, 1, 0, Protocol.SIMPLE, TransportKind.NET));
-        assertTrue(ex.getMessage().contains("other hosts"), ex.getMessage());
+        assertTrue(ex.getMessage().contains("needs the network transport"), ex.getMessage());
     }
 }

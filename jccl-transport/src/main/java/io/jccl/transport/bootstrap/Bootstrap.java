@@ -721,14 +721,23 @@ public final class Bootstrap implements AutoCloseable
         else
         {
             final String reason = describe(peer) + " died: " + detail;
-            if (peerDied(peer, reason, cause) && rank == 0)
+            if (markGone(peer, reason))
             {
-                broadcast(RANK_DIED, encode(
-                    (out) ->
-                    {
-                        out.writeInt(peer);
-                        out.writeUTF(reason);
-                    }), peer);
+                if (rank == 0)
+                {
+                    // the others hear of it before this process does: told first, it might close (a goodbye
+                    // the others take for a clean end) before the news left, and they would wait out the deadline
+                    broadcast(RANK_DIED, encode(
+                        (out) ->
+                        {
+                            out.writeInt(peer);
+                            out.writeUTF(reason);
+                        }), peer);
+                }
+                if (!closing)
+                {
+                    report(new JcclRemoteException(reason, cause));
+                }
             }
         }
         link.finished();

@@ -63,6 +63,14 @@ public record NetConfig(String bindAddress, int mtu, int termLength, int socketB
     static final int MAX_MTU = 32768;
 
     /**
+     * Validates every setting.
+     *
+     * @param bindAddress  the IPv4 address this process receives on.
+     * @param mtu          Aeron's MTU, a multiple of 32 in 1024..32768.
+     * @param termLength   Aeron's term length, a power of two in 64K..1G.
+     * @param socketBuffer the socket buffers to ask for, at least 64K.
+     * @param timeoutMs    the deadline, positive.
+     * @param aeronDir     an external media driver's directory, or null.
      * @throws JcclInvalidArgumentException naming the bad setting.
      */
     public NetConfig
