@@ -29,7 +29,8 @@ public final class RingGenerator
 
     /**
      * @param collective what to compute (not ALL_TO_ALL).
-     * @param topology   the ranks (the ring follows rank order).
+     * @param topology   the ranks: the ring visits each host's ranks together, in rank order, and hosts in order of
+     *                   their lowest rank, so it crosses each host boundary once ({@link #ringOrder(Topology)}).
      * @param channels   channels, at least 1.
      * @param root       the root for Broadcast and Reduce.
      * @return the program.
@@ -38,13 +39,19 @@ public final class RingGenerator
         final int root)
     {
         final int n = topology.ranks();
+        final int[] order = ringOrder(topology);
+        final int[] position = new int[n];
+        for (int p = 0; p < n; p++)
+        {
+            position[order[p]] = p;
+        }
         final List<List<Worker>> workers = new ArrayList<>(n);
         for (int r = 0; r < n; r++)
         {
             final List<Worker> rankWorkers = new ArrayList<>(channels);
             for (int c = 0; c < channels; c++)
             {
-                rankWorkers.add(worker(collective, n, r, c, channels, root));
+                rankWorkers.add(worker(collective, n, position[r], c, channels, position[Math.max(root, 0)], order));
             }
             workers.add(rankWorkers);
         }
@@ -57,11 +64,31 @@ public final class RingGenerator
         return new Program("ring", collective, n, collective.isRooted() ? root : -1, input, output, null, workers);
     }
 
-    private static Worker worker(final Collective collective, final int n, final int r, final int c,
-        final int channels, final int root)
+    /**
+     * @param topology the ranks.
+     * @return the ranks in ring order: each host's ranks together in rank order, hosts in order of their lowest rank
+     *         (the identity where hosts hold contiguous ranks, as launchers number them).
+     */
+    public static int[] ringOrder(final Topology topology)
     {
-        final int next = (r + 1) % n;
-        final int prev = (r - 1 + n) % n;
+        final int n = topology.ranks();
+        final java.util.Map<Integer, Integer> first = new java.util.HashMap<>();
+        for (int r = 0; r < n; r++)
+        {
+            first.putIfAbsent(topology.hostOf(r), r);
+        }
+        return java.util.stream.IntStream.range(0, n).boxed()
+            .sorted(java.util.Comparator.<Integer>comparingInt(r -> first.get(topology.hostOf(r)))
+                .thenComparingInt(r -> r))
+            .mapToInt(Integer::intValue).toArray();
+    }
+
+    /** The worker of the rank at ring position {@code r} (its rank is {@code order[r]}); segments are by rank. */
+    private static Worker worker(final Collective collective, final int n, final int r, final int c,
+        final int channels, final int rootPosition, final int[] order)
+    {
+        final int next = order[(r + 1) % n];
+        final int prev = order[(r - 1 + n) % n];
         if (n == 1)
         {
             final Worker.Builder w = new Worker.Builder(Worker.NO_PEER, Worker.NO_PEER, c);
@@ -70,67 +97,71 @@ public final class RingGenerator
         }
         return switch (collective)
         {
-            case ALL_REDUCE -> allReduce(new Worker.Builder(next, prev, c), n, r, channels);
-            case REDUCE_SCATTER -> reduceScatter(new Worker.Builder(next, prev, c), n, r, channels);
-            case ALL_GATHER -> allGather(new Worker.Builder(next, prev, c), n, r, channels);
-            case BROADCAST -> chain(n, r, c, root, false);
-            case REDUCE -> chain(n, r, c, (root + 1) % n, true);
+            case ALL_REDUCE -> allReduce(new Worker.Builder(next, prev, c), n, r, channels, order);
+            case REDUCE_SCATTER -> reduceScatter(new Worker.Builder(next, prev, c), n, r, channels, order);
+            case ALL_GATHER -> allGather(new Worker.Builder(next, prev, c), n, r, channels, order);
+            case BROADCAST -> chain(n, r, c, rootPosition, false, order);
+            case REDUCE -> chain(n, r, c, (rootPosition + 1) % n, true, order);
             case ALL_TO_ALL -> throw new IllegalArgumentException("no ring algorithm for alltoall");
         };
     }
 
-    /** Chunk of slice {@code c} of rank-segment {@code segment}. */
-    private static int chunk(final int segment, final int n, final int c, final int channels)
+    /** Chunk of slice {@code c} of the segment of the rank at ring position {@code segment}. */
+    private static int chunk(final int segment, final int n, final int c, final int channels, final int[] order)
     {
-        return ((segment % n + n) % n) * channels + c;
+        return order[(segment % n + n) % n] * channels + c;
     }
 
-    private static Worker allReduce(final Worker.Builder w, final int n, final int r, final int channels)
+    private static Worker allReduce(final Worker.Builder w, final int n, final int r, final int channels,
+        final int[] order)
     {
         final int c = w.channel();
         // step 0: send my input of segment r-1, where that segment's reduction starts
-        w.step(SEND, INPUT, chunk(r - 1, n, c, channels), null, 0);
+        w.step(SEND, INPUT, chunk(r - 1, n, c, channels, order), null, 0);
         // n-2 steps: recvReduceSend segment r-1-j to the next rank
         for (int j = 1; j <= n - 2; j++)
         {
-            w.step(RECV_REDUCE_SEND, INPUT, chunk(r - 1 - j, n, c, channels), null, 0);
+            w.step(RECV_REDUCE_SEND, INPUT, chunk(r - 1 - j, n, c, channels, order), null, 0);
         }
         // recvReduceCopySend: segment r is complete here; store it and start its all-gather
-        w.step(RECV_REDUCE_COPY_SEND, INPUT, chunk(r, n, c, channels), OUTPUT, chunk(r, n, c, channels));
+        final int own = chunk(r, n, c, channels, order);
+        w.step(RECV_REDUCE_COPY_SEND, INPUT, own, OUTPUT, own);
         // n-2 steps: recvCopySend the complete segment r-j
         for (int j = 1; j <= n - 2; j++)
         {
-            w.step(RECV_COPY_SEND, null, 0, OUTPUT, chunk(r - j, n, c, channels));
+            w.step(RECV_COPY_SEND, null, 0, OUTPUT, chunk(r - j, n, c, channels, order));
         }
         // recv: the last complete segment, r+1
-        w.step(RECV, null, 0, OUTPUT, chunk(r + 1, n, c, channels));
+        w.step(RECV, null, 0, OUTPUT, chunk(r + 1, n, c, channels, order));
         return w.build();
     }
 
-    private static Worker reduceScatter(final Worker.Builder w, final int n, final int r, final int channels)
+    private static Worker reduceScatter(final Worker.Builder w, final int n, final int r, final int channels,
+        final int[] order)
     {
         final int c = w.channel();
         // send my input of segment r-1, then n-2 recvReduceSend, then recvReduceCopy of my own segment
-        w.step(SEND, INPUT, chunk(r - 1, n, c, channels), null, 0);
+        w.step(SEND, INPUT, chunk(r - 1, n, c, channels, order), null, 0);
         for (int j = 1; j <= n - 2; j++)
         {
-            w.step(RECV_REDUCE_SEND, INPUT, chunk(r - 1 - j, n, c, channels), null, 0);
+            w.step(RECV_REDUCE_SEND, INPUT, chunk(r - 1 - j, n, c, channels, order), null, 0);
         }
-        w.step(RECV_REDUCE_COPY, INPUT, chunk(r, n, c, channels), OUTPUT, c);
+        w.step(RECV_REDUCE_COPY, INPUT, chunk(r, n, c, channels, order), OUTPUT, c);
         return w.build();
     }
 
-    private static Worker allGather(final Worker.Builder w, final int n, final int r, final int channels)
+    private static Worker allGather(final Worker.Builder w, final int n, final int r, final int channels,
+        final int[] order)
     {
         final int c = w.channel();
         // copy my input into my output slot (skipped in place), send it, forward n-2 segments, receive the last
-        w.step(COPY, INPUT, c, OUTPUT, chunk(r, n, c, channels));
+        w.step(COPY, INPUT, c, OUTPUT, chunk(r, n, c, channels, order));
         w.step(SEND, INPUT, c, null, 0);
         for (int j = 1; j <= n - 2; j++)
         {
-            w.step(RECV_COPY_SEND, null, 0, OUTPUT, chunk(r - j, n, c, channels));
+            w.step(RECV_COPY_SEND, null, 0, OUTPUT, chunk(r - j, n, c, channels, order));
         }
-        w.step(RECV, null, 0, OUTPUT, chunk(r + 1, n, c, channels));
+        w.step(RECV, null, 0, OUTPUT, chunk(r + 1, n, c, channels, order));
         return w.build();
     }
 
@@ -138,13 +169,14 @@ public final class RingGenerator
      * A chain from {@code first} around the ring: Broadcast starts at the root, Reduce starts after the root and
      * ends at it.
      */
-    private static Worker chain(final int n, final int r, final int c, final int first, final boolean reduce)
+    private static Worker chain(final int n, final int r, final int c, final int first, final boolean reduce,
+        final int[] order)
     {
         final int position = (r - first + n) % n;
         final boolean head = position == 0;
         final boolean tail = position == n - 1;
-        final Worker.Builder w = new Worker.Builder(tail ? Worker.NO_PEER : (r + 1) % n,
-            head ? Worker.NO_PEER : (r - 1 + n) % n, c);
+        final Worker.Builder w = new Worker.Builder(tail ? Worker.NO_PEER : order[(r + 1) % n],
+            head ? Worker.NO_PEER : order[(r - 1 + n) % n], c);
         if (reduce)
         {
             // head sends its input, the middle recvReduceSends, the root (tail) recvReduceCopies

@@ -151,6 +151,70 @@ class GeneratorsTest
         }
     }
 
+    /** Every rank's name once, whatever the order of the sum. */
+    private static String ranksIn(final String expression)
+    {
+        return expression.replaceAll("[^0-9]+", " ").trim().chars().mapToObj(ch -> (char)ch).map(String::valueOf)
+            .filter(t -> !t.isBlank()).sorted().reduce("", String::concat);
+    }
+
+    @Test
+    void shouldKeepEachHostsRanksTogetherAndStayExactWhenHostsInterleave()
+    {
+        // ranks 0..5 on hosts 0, 1, 0, 2, 1, 0: the ring visits 0 2 5 | 1 4 | 3 and crosses each boundary once
+        final Topology topology = Topology.of(new int[] {0, 1, 0, 2, 1, 0}, new int[] {0, 1, 2, 3, 4, 5});
+        assertEquals(List.of(0, 2, 5, 1, 4, 3), java.util.Arrays.stream(RingGenerator.ringOrder(topology)).boxed()
+            .toList());
+        final int n = 6;
+        for (final int c : CHANNELS)
+        {
+            final Program allReduce = Generators.generate(Algorithm.RING, Collective.ALL_REDUCE, topology, c, -1);
+            int crossings = 0;
+            for (int r = 0; r < n; r++)
+            {
+                crossings += topology.hostOf(allReduce.workers(r).get(0).sendPeer()) != topology.hostOf(r) ? 1 : 0;
+            }
+            assertEquals(3, crossings, "one crossing per host boundary");
+            final SymbolicRun ar = new SymbolicRun(allReduce, false);
+            assertTrue(ar.run());
+            final SymbolicRun rs = new SymbolicRun(Generators.generate(Algorithm.RING, Collective.REDUCE_SCATTER,
+                topology, c, -1), false);
+            assertTrue(rs.run());
+            final SymbolicRun ag = new SymbolicRun(Generators.generate(Algorithm.RING, Collective.ALL_GATHER,
+                topology, c, -1), false);
+            assertTrue(ag.run());
+            for (int r = 0; r < n; r++)
+            {
+                for (final String chunk : ar.output(r))
+                {
+                    assertEquals("012345", ranksIn(chunk), "allreduce rank " + r);
+                }
+                for (final String chunk : rs.output(r))
+                {
+                    assertEquals("012345", ranksIn(chunk), "reducescatter rank " + r);
+                }
+                for (int k = 0; k < n * c; k++)
+                {
+                    assertEquals(Integer.toString(k / c), ag.output(r).get(k), "allgather rank " + r);
+                }
+            }
+            for (int root = 0; root < n; root++)
+            {
+                final SymbolicRun bcast = new SymbolicRun(Generators.generate(Algorithm.RING, Collective.BROADCAST,
+                    topology, c, root), false);
+                assertTrue(bcast.run());
+                final SymbolicRun reduce = new SymbolicRun(Generators.generate(Algorithm.RING, Collective.REDUCE,
+                    topology, c, root), false);
+                assertTrue(reduce.run());
+                for (int r = 0; r < n; r++)
+                {
+                    assertEquals(Integer.toString(root), bcast.output(r).get(0), "broadcast root " + root);
+                }
+                assertEquals("012345", ranksIn(reduce.output(root).get(0)), "reduce root " + root);
+            }
+        }
+    }
+
     @Test
     void shouldGiveEveryWorkerAtMostOnePeerEachWay()
     {
