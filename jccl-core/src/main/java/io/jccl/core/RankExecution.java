@@ -246,11 +246,18 @@ final class RankExecution
         }
     }
 
-    /** @return true when the worker's receiver can read the whole chunk in place. */
+    /**
+     * @return true when the worker's receiver can read the whole chunk in place. Between processes the whole call
+     *         buffer must lie in one shared buffer, as {@link #bind} keys {@link #directStep} on those buffers: a
+     *         buffer that only overlaps one could shift against it from call to call without the key changing.
+     */
     private boolean readableInPlace(final WorkerState ws, final int buffer, final int chunk)
     {
-        return ws.send.readableInPlace(baseAddress[buffer] + chunkStart[buffer][chunk] * elementSize,
-            chunkLength[buffer][chunk] * elementSize);
+        final boolean wholeBufferShared = sharedBuffers == null ||
+            buffer == BufferKind.INPUT.ordinal() && directInputSegment != 0 ||
+            buffer == BufferKind.OUTPUT.ordinal() && directOutputSegment != 0;
+        return wholeBufferShared && ws.send.readableInPlace(baseAddress[buffer] +
+            chunkStart[buffer][chunk] * elementSize, chunkLength[buffer][chunk] * elementSize);
     }
 
     /** @return true when a step other than (w, s) writes memory of the chunk step (w, s) names in its fields. */
