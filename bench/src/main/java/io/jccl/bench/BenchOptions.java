@@ -480,12 +480,6 @@ public final class BenchOptions
             throw new IllegalArgumentException(ComparePlans.FLAG + " and --tuner auto (or JCCL_TUNER=auto) " +
                 "together: the online tuner would change the plans while they are timed; give --tuner model or table");
         }
-        if (online && processCount > 1)
-        {
-            throw new IllegalArgumentException("--tuner auto (or JCCL_TUNER=auto) with " + processCount +
-                " processes: jccl's online tuner needs every rank in one process; run the ranks as threads of one " +
-                "process (-g N, without --nprocs or a launcher), or give --tuner model or table");
-        }
         if (trace != null && !online)
         {
             throw new IllegalArgumentException("--trace " + trace + " needs --tuner auto (or JCCL_TUNER=auto): the " +

@@ -44,6 +44,13 @@ public final class ProcessCommunicatorFactory implements CommunicatorFactory
     }
 
     @Override
+    public java.util.List<io.jccl.autotune.TaskReport> tunerReports(final Communicator communicator)
+    {
+        // every process's tuner holds the same tasks: rank 0's records reach the others
+        return Jccl.tunerReports(communicator);
+    }
+
+    @Override
     public void groupStart()
     {
         Jccl.groupStart();

@@ -46,6 +46,8 @@ final class CommGroup
     /** Rank 0's trials as CSV ({@code JCCL_TUNER_TRACE}), or null; written only by rank 0's driving thread. */
     java.io.BufferedWriter trace;
     final ScheduleRegistry schedules;
+    /** Rank 0's tuner records for the other processes (ranks in several processes, {@code JCCL_TUNER=auto}), or null. */
+    volatile java.util.function.Consumer<byte[]> tunerNotices;
     /** How ranks meet to split: in this process by default; through the bootstrap for ranks in several. */
     volatile Splitter splitter;
     private final LocalCommunicator[] communicators;
@@ -151,11 +153,6 @@ final class CommGroup
         // P2P and SHM both connect processes (P2P reads jccl's shared buffers in place and stages other memory as
         // SHM does), so the transport stays the tuner's choice; NET is refused below as in one process
         final PlanConstraints constraints = context.constraints();
-        if (context.tunerMode() == Context.TunerMode.AUTO)
-        {
-            throw new JcclInvalidUsageException("JCCL_TUNER=auto needs ranks of one process for now: the online " +
-                "tuner's rounds do not travel between processes yet (use model or table)");
-        }
         return new CommGroup(context, topology, localRanks, transport, constraints, calibration, onLastClose,
             onAbort, quiesce);
     }

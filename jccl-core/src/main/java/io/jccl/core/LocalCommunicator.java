@@ -277,6 +277,11 @@ final class LocalCommunicator implements Communicator
         if (error != null && call.task != null && rank == 0)
         {
             group.online.failed(call.task, call.taskIndex, call.tunedPlan, error.getMessage());
+            if (group.tunerNotices != null)
+            {
+                group.tunerNotices.accept(TunerReplication.failed(call.task, request(call), call.taskIndex,
+                    call.tunedPlan, error.getMessage()));
+            }
             if (group.trace != null)
             {
                 group.trace = OnlineTuning.trace(group.trace, call.task, call.taskIndex, call.tunedPlan,
@@ -292,6 +297,12 @@ final class LocalCommunicator implements Communicator
         {
             final long nanos = System.nanoTime() - call.boundNs;
             group.online.record(call.task, call.taskIndex, call.tunedPlan, nanos);
+            if (group.tunerNotices != null)
+            {
+                // the other processes' tuners take the same record and publish the same rounds
+                group.tunerNotices.accept(TunerReplication.record(call.task, request(call), call.taskIndex,
+                    call.tunedPlan, nanos));
+            }
             if (group.trace != null)
             {
                 group.trace = OnlineTuning.trace(group.trace, call.task, call.taskIndex, call.tunedPlan, nanos, "ok");

@@ -93,6 +93,18 @@ final class ProcessGroupJoin
             joined[0] = group;
             checkSameSettings(bootstrap, group, rank);
             group.splitter = (r, generation, color, key) -> split(context, bootstrap, id, r, color, key);
+            if (group.online != null)
+            {
+                final CommGroup tuned = group;
+                if (rank == 0)
+                {
+                    group.tunerNotices = bootstrap::notifyPeers;
+                }
+                else
+                {
+                    bootstrap.onNotice(notice -> TunerReplication.apply(tuned.online, notice, tuned.id));
+                }
+            }
             final CommGroup failing = group;
             bootstrap.onPeerFailure(error ->
             {
@@ -234,15 +246,17 @@ final class ProcessGroupJoin
     /** Ranks whose pins, tuner table or calibration differ would bind different plans: fail at creation. */
     private static void checkSameSettings(final Bootstrap bootstrap, final CommGroup group, final int rank)
     {
+        // with the online tuner, its settings too: every process must run the same search
+        final long online = group.online == null ? 0 : group.online.config().toString().hashCode();
         final byte[][] hashes = bootstrap.allGather(ByteBuffer.allocate(Long.BYTES)
-            .putLong(group.tuner.stableHash() * 31 + group.schedules.stableHash()).array());
+            .putLong((group.tuner.stableHash() * 31 + group.schedules.stableHash()) * 31 + online).array());
         for (int r = 0; r < hashes.length; r++)
         {
             if (!java.util.Arrays.equals(hashes[r], hashes[rank]))
             {
                 throw new JcclInvalidUsageException("rank " + r + " and rank " + rank + " have different plan " +
-                    "settings (JCCL_ALGO, JCCL_PROTO, channels, chunk, threads, transport, the tuner table or " +
-                    "JCCL_SCHEDULE_FILES): " +
+                    "settings (JCCL_ALGO, JCCL_PROTO, channels, chunk, threads, transport, the tuner table, " +
+                    "JCCL_SCHEDULE_FILES or the online tuner's JCCL_TUNER_* settings): " +
                     "every rank must run the same plan for the same call; this rank's are " +
                     group.tuner.constraints());
             }

@@ -58,6 +58,7 @@ public final class MultiProcessChild
             case "mismatch" -> mismatch(comm);
             case "abort" -> abortAfterOneCall(comm);
             case "split" -> splitByParity(comm);
+            case "tune" -> tuneWithJitter(comm);
             default ->
             {
             }
@@ -78,6 +79,67 @@ public final class MultiProcessChild
             (counters.bytesStaged(io.jccl.TransportKind.P2P) + counters.bytesStaged(io.jccl.TransportKind.SHM)));
         comm.close();
         System.out.println("rank " + rank + " OK");
+        System.exit(0);
+    }
+
+    /**
+     * 240 AllReduce calls of 256 Ki floats under the online tuner ({@code JCCL_TUNER=auto} in the environment), queued
+     * in batches of random depth with random pauses on each rank; every result is checked; prints
+     * {@code PLANS <hash of the sequence of plans> <distinct plans>} and exits 0.
+     */
+    private static void tuneWithJitter(final Communicator comm)
+    {
+        final int rank = comm.rank();
+        final long count = 256 << 10;
+        final java.util.Random jitter = new java.util.Random(rank * 7919L + 1);
+        final HostBuffer send = HostBuffer.allocate(count * 4);
+        for (long i = 0; i < count; i++)
+        {
+            send.byteBuffer().putFloat((int)(i * 4), rank + 1);
+        }
+        final float expected = comm.size() * (comm.size() + 1) / 2f;
+        final java.util.List<String> plans = new java.util.ArrayList<>();
+        final HostBuffer[] recv = new HostBuffer[8];
+        for (int k = 0; k < recv.length; k++)
+        {
+            recv[k] = HostBuffer.allocate(count * 4);
+        }
+        int done = 0;
+        while (done < 240)
+        {
+            final int depth = Math.min(240 - done, 1 + jitter.nextInt(recv.length));
+            final io.jccl.Work[] works = new io.jccl.Work[depth];
+            for (int k = 0; k < depth; k++)
+            {
+                works[k] = comm.allReduce(send, recv[k], count, DataType.FLOAT32, ReduceOp.SUM,
+                    io.jccl.Stream.DEFAULT);
+            }
+            for (int k = 0; k < depth; k++)
+            {
+                works[k].join();
+                plans.add(works[k].plan().id());
+                if (recv[k].byteBuffer().getFloat(0) != expected ||
+                    recv[k].byteBuffer().getFloat((int)(count * 4 - 4)) != expected)
+                {
+                    throw new AssertionError("call " + (done + k) + " on rank " + rank + " gave " +
+                        recv[k].byteBuffer().getFloat(0) + " under plan " + works[k].plan().id());
+                }
+            }
+            done += depth;
+            if (jitter.nextInt(4) == 0)
+            {
+                try
+                {
+                    Thread.sleep(jitter.nextInt(5));
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+        System.out.println("PLANS " + plans.hashCode() + " " + new java.util.HashSet<>(plans).size());
+        comm.close();
         System.exit(0);
     }
 

@@ -249,6 +249,36 @@ class MultiProcessTest
         }
     }
 
+    @Test
+    @Timeout(180)
+    void shouldRunTheSameSequenceOfTunedPlansOnEveryProcessWithJitterAndDeepQueues() throws Exception
+    {
+        final int size = 3;
+        final UniqueId id = UniqueId.create("127.0.0.1", freePort());
+        final java.util.Map<String, String> env = java.util.Map.of("JCCL_TUNER", "auto", "JCCL_TUNER_HOLD", "2",
+            "JCCL_TUNER_WARMUP", "0", "JCCL_TUNER_BUDGET", "80");
+        final Process[] ranks = new Process[size];
+        for (int rank = 0; rank < size; rank++)
+        {
+            ranks[rank] = start(List.of(), env, rank, size, id, false, "tune");
+        }
+        String first = null;
+        for (int rank = 0; rank < size; rank++)
+        {
+            final BufferedReader out = new BufferedReader(new InputStreamReader(ranks[rank].getInputStream()));
+            final String plans = firstLineStartingWith(out, "PLANS");
+            assertTrue(plans.startsWith("PLANS "), "rank " + rank + ": " + plans);
+            assertTrue(Integer.parseInt(plans.split(" ")[2]) > 1, "the tuner tried more than one plan: " + plans);
+            if (first == null)
+            {
+                first = plans;
+            }
+            assertEquals(first, plans, "rank " + rank + " ran another sequence of plans than rank 0");
+            assertTrue(ranks[rank].waitFor(60, TimeUnit.SECONDS));
+            assertEquals(0, ranks[rank].exitValue(), "rank " + rank);
+        }
+    }
+
     static void signal(final String signal, final Process process) throws Exception
     {
         assertEquals(0, new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start().waitFor());

@@ -31,6 +31,7 @@ import static io.jccl.transport.bootstrap.BootstrapProtocol.GATHERED;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.GATHER_FAILED;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.GOODBYE;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.MAX_FRAME_FROM_ROOT;
+import static io.jccl.transport.bootstrap.BootstrapProtocol.NOTICE;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.RANK_DIED;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.RANK_LEFT;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.encode;
@@ -88,6 +89,7 @@ public final class Bootstrap implements AutoCloseable
     private Consumer<JcclRemoteException> failureListener;
     private long gatherSequence;
     private volatile boolean running = true;
+    private volatile Consumer<byte[]> noticeListener = notice -> { };
     private volatile boolean closing;
     private volatile boolean closed;
 
@@ -691,6 +693,18 @@ public final class Bootstrap implements AutoCloseable
                 }
                 peerDied(dead, reason + " (reported by rank 0)", null);
             }
+            case NOTICE ->
+            {
+                final byte[] notice = in.readAllBytes();
+                try
+                {
+                    noticeListener.accept(notice);
+                }
+                catch (final RuntimeException ex)
+                {
+                    LOGGER.error("jccl bootstrap: rank {}: the notice listener threw", rank, ex);
+                }
+            }
             case RANK_LEFT ->
             {
                 final int left = in.readInt();
@@ -842,6 +856,29 @@ public final class Bootstrap implements AutoCloseable
         {
             LOGGER.error("jccl bootstrap: rank {}: the peer failure listener threw", rank, ex);
         }
+    }
+
+    /**
+     * Rank 0 sends a notice to every other rank, in order after its earlier notices; their
+     * {@link #onNotice(Consumer)} listener gets it on the bootstrap's thread. A rank that cannot take it is dying,
+     * which its peers hear of anyway.
+     *
+     * @param notice the bytes, at most 1 MiB.
+     * @throws IllegalStateException on a rank other than 0.
+     */
+    public void notifyPeers(final byte[] notice)
+    {
+        if (rank != 0)
+        {
+            throw new IllegalStateException("only rank 0 sends notices; this is rank " + rank);
+        }
+        broadcast(NOTICE, notice, -1);
+    }
+
+    /** @param listener gets rank 0's notices, in order, on the bootstrap's thread (ranks other than 0). */
+    public void onNotice(final Consumer<byte[]> listener)
+    {
+        this.noticeListener = listener;
     }
 
     /** Sends a frame to every peer still connected but one; a peer that cannot take it is dying anyway. */

@@ -74,6 +74,8 @@ final class BootstrapProtocol
     static final int RANK_DIED = 9;
     /** Rank 0 to a peer: int rank that closed cleanly. */
     static final int RANK_LEFT = 10;
+    /** Root to peer: a notice for the layer above (the online tuner's records), in order. */
+    static final int NOTICE = 11;
 
     private BootstrapProtocol()
     {
@@ -135,6 +137,7 @@ final class BootstrapProtocol
             case GOODBYE -> "GOODBYE";
             case RANK_DIED -> "RANK_DIED";
             case RANK_LEFT -> "RANK_LEFT";
+            case NOTICE -> "NOTICE";
             default -> "type " + type;
         };
     }
