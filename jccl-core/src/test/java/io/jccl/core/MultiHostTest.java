@@ -60,12 +60,17 @@ class MultiHostTest
         hosts = NetNamespaces.create(count, 9000);
     }
 
+    /** Variables every child gets besides its host id. */
+    private Map<String, String> env = Map.of();
+
     /** @return rank r's child started on host {@code hostOfRank[r]}. */
     private Process start(final int[] hostOfRank, final int rank, final UniqueId id, final String... extra)
         throws IOException
     {
-        final Process p = MultiProcessTest.start(hosts.exec(hostOfRank[rank]),
-            Map.of("JCCL_HOSTID", "ns-host-" + hostOfRank[rank]), rank, hostOfRank.length, id, false, extra);
+        final Map<String, String> vars = new java.util.HashMap<>(env);
+        vars.put("JCCL_HOSTID", "ns-host-" + hostOfRank[rank]);
+        final Process p = MultiProcessTest.start(hosts.exec(hostOfRank[rank]), vars, rank, hostOfRank.length, id,
+            false, extra);
         children.add(p);
         return p;
     }
@@ -107,6 +112,16 @@ class MultiHostTest
     {
         makeHosts(3);
         runGrid(new int[] {0, 0, 1, 2});
+    }
+
+    @Test
+    @Timeout(300)
+    void shouldGiveExactResultsWithTheTreeChainingEachHostAndTreeingTheHosts() throws Exception
+    {
+        makeHosts(3);
+        // AllReduce, Broadcast and Reduce run the host-aware tree; the others fall back to the ring
+        env = Map.of("JCCL_ALGO", "tree");
+        runGrid(new int[] {0, 1, 0, 2});
     }
 
     @Test

@@ -19,8 +19,10 @@ import static io.jccl.schedules.StepDescriptor.NO_DEPENDENCY;
 
 /**
  * A pipelined binary tree for AllReduce (reduce to rank 0, then broadcast from it), Reduce and Broadcast (rooted
- * at their root). Virtual rank {@code v = (rank - root) mod n}; node {@code v} has parent {@code (v-1)/2} and
- * children {@code 2v+1}, {@code 2v+2}. A node's subtree value is {@code op(op(sub(c1), x_v), sub(c2))}.
+ * at their root). On one host: virtual rank {@code v = (rank - root) mod n}; node {@code v} has parent
+ * {@code (v-1)/2} and children {@code 2v+1}, {@code 2v+2}. On several hosts (as NCCL does): the ranks of each host
+ * form a chain, and the hosts a binary tree ({@link #hostNeighbours}), so each host has one link to its parent host
+ * and one to each child host. A node's subtree value is {@code op(op(sub(c1), x_v), sub(c2))}.
  * <p>
  * A worker has one send and one receive peer, so a node uses up to four workers per channel, and every one of them
  * runs ahead on later pieces while the others are busy: up-1 receives from the first child; up-2 receives from the
@@ -59,6 +61,65 @@ public final class TreeGenerator
     }
 
     /**
+     * The tree across hosts: hosts in order of their lowest rank, rotated so the root's host comes first, form a
+     * binary tree (host {@code i} has parent {@code (i-1)/2}); each host's ranks form a chain in rank order (the
+     * root's host starts at the root). A chain's first rank (the leader) has the tail of its parent host's chain as
+     * parent; a chain's last rank (the tail) has the leaders of its child hosts as children.
+     *
+     * @param topology the ranks and their hosts.
+     * @param root     the tree's root rank.
+     * @param rank     a rank.
+     * @return {parent, child1, child2} of that rank, -1 where absent.
+     */
+    public static int[] hostNeighbours(final Topology topology, final int root, final int rank)
+    {
+        final int n = topology.ranks();
+        final List<Integer> hostIds = new ArrayList<>();
+        for (int r = 0; r < n; r++)
+        {
+            if (!hostIds.contains(topology.hostOf(r)))
+            {
+                hostIds.add(topology.hostOf(r));
+            }
+        }
+        java.util.Collections.rotate(hostIds, -hostIds.indexOf(topology.hostOf(root)));
+        final List<List<Integer>> chains = new ArrayList<>();
+        for (final int host : hostIds)
+        {
+            final List<Integer> chain = new ArrayList<>();
+            for (int r = 0; r < n; r++)
+            {
+                if (topology.hostOf(r) == host)
+                {
+                    chain.add(r);
+                }
+            }
+            if (host == topology.hostOf(root))
+            {
+                chain.remove(Integer.valueOf(root));
+                chain.add(0, root);
+            }
+            chains.add(chain);
+        }
+        final int i = hostIds.indexOf(topology.hostOf(rank));
+        final List<Integer> chain = chains.get(i);
+        final int p = chain.indexOf(rank);
+        final int parent = p > 0 ? chain.get(p - 1) : i == 0 ? -1 : last(chains.get((i - 1) / 2));
+        if (p < chain.size() - 1)
+        {
+            return new int[] {parent, chain.get(p + 1), -1};
+        }
+        final int child1 = 2 * i + 1 < chains.size() ? chains.get(2 * i + 1).get(0) : -1;
+        final int child2 = 2 * i + 2 < chains.size() ? chains.get(2 * i + 2).get(0) : -1;
+        return new int[] {parent, child1, child2};
+    }
+
+    private static int last(final List<Integer> chain)
+    {
+        return chain.get(chain.size() - 1);
+    }
+
+    /**
      * @param collective ALL_REDUCE, BROADCAST or REDUCE.
      * @param topology   the ranks.
      * @param channels   channels, each a copy of the tree over its slice.
@@ -80,7 +141,8 @@ public final class TreeGenerator
             final List<Worker> rankWorkers = new ArrayList<>();
             for (int c = 0; c < channels; c++)
             {
-                node(collective, neighbours(n, treeRoot, r), c, rankWorkers);
+                node(collective, topology.hosts() > 1 ? hostNeighbours(topology, treeRoot, r) :
+                    neighbours(n, treeRoot, r), c, rankWorkers);
             }
             workers.add(rankWorkers);
         }

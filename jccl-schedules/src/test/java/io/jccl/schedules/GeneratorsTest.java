@@ -216,6 +216,54 @@ class GeneratorsTest
     }
 
     @Test
+    void shouldChainEachHostAndTreeTheHostsWhenTreeSpansHosts()
+    {
+        // ranks 0..6 on hosts 0, 1, 0, 2, 1, 3, 0: chains 0-2-6 | 1-4 | 3 | 5; hosts tree: h0 -> h1, h2; h1 -> h3
+        final Topology topology = Topology.of(new int[] {0, 1, 0, 2, 1, 3, 0}, new int[] {0, 1, 2, 3, 4, 5, 6});
+        assertEquals(List.of(-1, 2, -1), java.util.Arrays.stream(TreeGenerator.hostNeighbours(topology, 0, 0))
+            .boxed().toList());
+        assertEquals(List.of(2, 1, 3), java.util.Arrays.stream(TreeGenerator.hostNeighbours(topology, 0, 6)).boxed()
+            .toList(), "the tail of host 0 parents the leaders of hosts 1 and 2");
+        assertEquals(List.of(1, 5, -1), java.util.Arrays.stream(TreeGenerator.hostNeighbours(topology, 0, 4))
+            .boxed().toList());
+        final int n = 7;
+        for (final int c : CHANNELS)
+        {
+            final Program program = Generators.generate(Algorithm.TREE, Collective.ALL_REDUCE, topology, c, -1);
+            int crossings = 0;
+            for (int r = 0; r < n; r++)
+            {
+                final int parent = TreeGenerator.hostNeighbours(topology, 0, r)[0];
+                crossings += parent >= 0 && topology.hostOf(parent) != topology.hostOf(r) ? 1 : 0;
+            }
+            assertEquals(3, crossings, "one link per host to its parent host");
+            final SymbolicRun run = new SymbolicRun(program, false);
+            assertTrue(run.run(), () -> "deadlock or leftover slots in\n" + program);
+            for (int r = 0; r < n; r++)
+            {
+                for (final String chunk : run.output(r))
+                {
+                    assertEquals("0123456", ranksIn(chunk), "allreduce rank " + r);
+                }
+            }
+            for (int root = 0; root < n; root++)
+            {
+                final SymbolicRun bcast = new SymbolicRun(Generators.generate(Algorithm.TREE, Collective.BROADCAST,
+                    topology, c, root), false);
+                assertTrue(bcast.run());
+                final SymbolicRun reduce = new SymbolicRun(Generators.generate(Algorithm.TREE, Collective.REDUCE,
+                    topology, c, root), false);
+                assertTrue(reduce.run());
+                for (int r = 0; r < n; r++)
+                {
+                    assertEquals(Integer.toString(root), bcast.output(r).get(0), "broadcast root " + root);
+                }
+                assertEquals("0123456", ranksIn(reduce.output(root).get(0)), "reduce root " + root);
+            }
+        }
+    }
+
+    @Test
     void shouldGiveEveryWorkerAtMostOnePeerEachWay()
     {
         final Program program = Generators.generate(Algorithm.TREE, Collective.ALL_REDUCE, Topology.singleProcess(8),
