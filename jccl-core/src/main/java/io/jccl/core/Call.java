@@ -37,8 +37,9 @@ final class Call implements Work
     long shape;
     long deadlineNs;
     boolean bound;
-    /** With online tuning: the call's task, its index among this rank's calls of it, and when it was bound. */
+    /** With online tuning: the call's task, its shape, its index among this rank's calls of it, and when bound. */
     io.jccl.autotune.TaskKey task;
+    io.jccl.autotune.PlanRequest request;
     long taskIndex;
     io.jccl.Plan tunedPlan;
     long boundNs;

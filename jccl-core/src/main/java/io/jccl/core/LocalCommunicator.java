@@ -279,7 +279,7 @@ final class LocalCommunicator implements Communicator
             group.online.failed(call.task, call.taskIndex, call.tunedPlan, error.getMessage());
             if (group.tunerNotices != null)
             {
-                group.tunerNotices.accept(TunerReplication.failed(call.task, request(call), call.taskIndex,
+                group.tunerNotices.accept(TunerReplication.failed(call.task, call.request, call.taskIndex,
                     call.tunedPlan, error.getMessage()));
             }
             if (group.trace != null)
@@ -300,7 +300,7 @@ final class LocalCommunicator implements Communicator
             if (group.tunerNotices != null)
             {
                 // the other processes' tuners take the same record and publish the same rounds
-                group.tunerNotices.accept(TunerReplication.record(call.task, request(call), call.taskIndex,
+                group.tunerNotices.accept(TunerReplication.record(call.task, call.request, call.taskIndex,
                     call.tunedPlan, nanos));
             }
             if (group.trace != null)
@@ -342,6 +342,7 @@ final class LocalCommunicator implements Communicator
                 return false;
             }
             call.task = task;
+            call.request = request;
             call.taskIndex = calls[0]++;
             call.tunedPlan = tuned;
             tuned = runnable(tuned, call.collective);

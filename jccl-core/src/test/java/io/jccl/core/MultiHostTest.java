@@ -82,19 +82,7 @@ class MultiHostTest
         {
             start(hostOfRank, rank, id);
         }
-        final StringBuilder failures = new StringBuilder();
-        for (final Process child : children)
-        {
-            if (!child.waitFor(240, TimeUnit.SECONDS))
-            {
-                failures.append("a rank did not finish in 240 s; ");
-            }
-            else if (child.exitValue() != 0)
-            {
-                failures.append(new String(child.getInputStream().readAllBytes())).append("; ");
-            }
-        }
-        assertEquals("", failures.toString());
+        assertEquals("", MultiProcessTest.awaitAll(children, new ArrayList<>()));
         assertNothingLeft(id);
     }
 

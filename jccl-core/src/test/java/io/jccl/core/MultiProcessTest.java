@@ -50,27 +50,8 @@ class MultiProcessTest
         {
             children.add(start(rank, size, id, shared));
         }
-        final StringBuilder failures = new StringBuilder();
         final List<String> outputs = new ArrayList<>();
-        for (final Process child : children)
-        {
-            if (!child.waitFor(240, TimeUnit.SECONDS))
-            {
-                child.destroyForcibly();
-                failures.append("a rank did not finish in 240 s; ");
-            }
-            else
-            {
-                final String output = new String(child.getInputStream().readAllBytes());
-                outputs.add(output);
-                if (child.exitValue() != 0)
-                {
-                    failures.append(output).append("; ");
-                }
-            }
-        }
-        children.forEach(Process::destroyForcibly);
-        assertEquals("", failures.toString());
+        assertEquals("", awaitAll(children, outputs));
         for (final String output : outputs)
         {
             final java.util.regex.Matcher counters = java.util.regex.Pattern
@@ -277,6 +258,38 @@ class MultiProcessTest
             assertTrue(ranks[rank].waitFor(60, TimeUnit.SECONDS));
             assertEquals(0, ranks[rank].exitValue(), "rank " + rank);
         }
+    }
+
+    /**
+     * Waits up to 240 s for every child, then ends any left.
+     *
+     * @param children the ranks.
+     * @param outputs  receives the output of each child that finished.
+     * @return what went wrong (a rank too slow, the output of a rank that failed), empty when every rank exited 0.
+     * @throws Exception if waiting or reading fails.
+     */
+    static String awaitAll(final List<Process> children, final List<String> outputs) throws Exception
+    {
+        final StringBuilder failures = new StringBuilder();
+        for (final Process child : children)
+        {
+            if (!child.waitFor(240, TimeUnit.SECONDS))
+            {
+                child.destroyForcibly();
+                failures.append("a rank did not finish in 240 s; ");
+            }
+            else
+            {
+                final String output = new String(child.getInputStream().readAllBytes());
+                outputs.add(output);
+                if (child.exitValue() != 0)
+                {
+                    failures.append(output).append("; ");
+                }
+            }
+        }
+        children.forEach(Process::destroyForcibly);
+        return failures.toString();
     }
 
     static void signal(final String signal, final Process process) throws Exception

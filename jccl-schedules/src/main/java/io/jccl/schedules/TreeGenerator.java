@@ -73,35 +73,23 @@ public final class TreeGenerator
      */
     public static int[] hostNeighbours(final Topology topology, final int root, final int rank)
     {
-        final int n = topology.ranks();
-        final List<Integer> hostIds = new ArrayList<>();
-        for (int r = 0; r < n; r++)
-        {
-            if (!hostIds.contains(topology.hostOf(r)))
-            {
-                hostIds.add(topology.hostOf(r));
-            }
-        }
-        java.util.Collections.rotate(hostIds, -hostIds.indexOf(topology.hostOf(root)));
+        // the ring's order already groups each host's ranks, hosts in order of their lowest rank
         final List<List<Integer>> chains = new ArrayList<>();
-        for (final int host : hostIds)
+        for (final int r : RingGenerator.ringOrder(topology))
         {
-            final List<Integer> chain = new ArrayList<>();
-            for (int r = 0; r < n; r++)
+            if (chains.isEmpty() || topology.hostOf(last(chains.get(chains.size() - 1))) != topology.hostOf(r))
             {
-                if (topology.hostOf(r) == host)
-                {
-                    chain.add(r);
-                }
+                chains.add(new ArrayList<>());
             }
-            if (host == topology.hostOf(root))
-            {
-                chain.remove(Integer.valueOf(root));
-                chain.add(0, root);
-            }
-            chains.add(chain);
+            chains.get(chains.size() - 1).add(r);
         }
-        final int i = hostIds.indexOf(topology.hostOf(rank));
+        final List<Integer> hostIds = chains.stream().map(c -> topology.hostOf(c.get(0))).toList();
+        final int rootHost = hostIds.indexOf(topology.hostOf(root));
+        java.util.Collections.rotate(chains, -rootHost);
+        final List<Integer> rootChain = chains.get(0);
+        rootChain.remove(Integer.valueOf(root));
+        rootChain.add(0, root);
+        final int i = (hostIds.indexOf(topology.hostOf(rank)) - rootHost + chains.size()) % chains.size();
         final List<Integer> chain = chains.get(i);
         final int p = chain.indexOf(rank);
         final int parent = p > 0 ? chain.get(p - 1) : i == 0 ? -1 : last(chains.get((i - 1) / 2));

@@ -25,7 +25,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -544,12 +543,6 @@ public final class NetTransport implements AutoCloseable
             }
             Thread.yield();
         }
-    }
-
-    /** @return the endpoint text as bytes, for the bootstrap's all-gather. */
-    public byte[] endpointBytes()
-    {
-        return endpoint.getBytes(StandardCharsets.US_ASCII);
     }
 
     private static final class SendRing
