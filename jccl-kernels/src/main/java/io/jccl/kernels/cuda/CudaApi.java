@@ -1,0 +1,168 @@
+package io.jccl.kernels.cuda;
+
+/**
+ * The CUDA driver calls jccl's CUDA backend makes, with every handle as a {@code long}: the real driver through
+ * JCuda ({@code JCudaApi}), or {@code EmulatedCuda}, which runs each launch of the interpreter kernel with a Java
+ * interpreter over the same step records so that everything above the launch is tested on machines without a GPU.
+ * Every method throws {@link io.jccl.JcclSystemException} naming the call and the CUDA error when the driver fails.
+ * Device pointers are raw addresses (unified addressing: host code never dereferences them).
+ */
+public interface CudaApi
+{
+    /** @return a short name for logs: {@code cuda} or {@code emulated-cuda}. */
+    String name();
+
+    /** @return the driver's version as {@code cuDriverGetVersion} gives it ({@code 12060} for 12.6). */
+    int driverVersion();
+
+    /** @return the number of devices. */
+    int deviceCount();
+
+    /**
+     * @param device a device ordinal.
+     * @return the device's name ({@code NVIDIA H200}).
+     */
+    String deviceName(int device);
+
+    /**
+     * @param device a device ordinal.
+     * @return its multiprocessor count.
+     */
+    int multiprocessorCount(int device);
+
+    /**
+     * Makes the device's primary context current on the calling thread (every later call on the thread uses it).
+     *
+     * @param device a device ordinal.
+     */
+    void setDevice(int device);
+
+    /**
+     * @param bytes bytes, at least 1.
+     * @return a device pointer on the current device, 256-byte aligned, contents undefined.
+     */
+    long malloc(long bytes);
+
+    /** @param pointer from {@link #malloc(long)}; 0 is ignored. */
+    void free(long pointer);
+
+    /**
+     * @param bytes bytes, at least 1.
+     * @return the host address of page-locked memory the devices can read and write, contents undefined.
+     */
+    long mallocHost(long bytes);
+
+    /** @param address from {@link #mallocHost(long)}; 0 is ignored. */
+    void freeHost(long address);
+
+    /**
+     * Copies on a stream: host and device addresses alike (unified addressing), ordered after earlier work on the
+     * stream.
+     *
+     * @param dst    destination address.
+     * @param src    source address.
+     * @param bytes  bytes.
+     * @param stream a stream from {@link #streamCreate()} or 0 for the default stream.
+     */
+    void memcpyAsync(long dst, long src, long bytes, long stream);
+
+    /**
+     * Fills bytes on a stream.
+     *
+     * @param dst    device address.
+     * @param value  the byte.
+     * @param bytes  bytes.
+     * @param stream the stream.
+     */
+    void memsetAsync(long dst, int value, long bytes, long stream);
+
+    /** @return a new non-blocking stream on the current device. */
+    long streamCreate();
+
+    /** @param stream a stream to destroy; 0 is ignored. */
+    void streamDestroy(long stream);
+
+    /** @param stream waits until all work on the stream is complete. */
+    void streamSynchronize(long stream);
+
+    /** @return a new event (timing enabled). */
+    long eventCreate();
+
+    /** @param event an event to destroy; 0 is ignored. */
+    void eventDestroy(long event);
+
+    /**
+     * @param event  the event.
+     * @param stream records it on this stream.
+     */
+    void eventRecord(long event, long stream);
+
+    /**
+     * @param event the event.
+     * @return true once the work recorded before it is complete.
+     */
+    boolean eventQuery(long event);
+
+    /**
+     * @param start an event recorded and complete.
+     * @param end   a later event, complete.
+     * @return milliseconds between them.
+     */
+    float eventElapsedMs(long start, long end);
+
+    /**
+     * @param stream waits (on the device) for this event before later work on the stream.
+     * @param event  the event.
+     */
+    void streamWaitEvent(long stream, long event);
+
+    /**
+     * Loads a module from PTX text on the current device.
+     *
+     * @param ptx the PTX.
+     * @return the module.
+     */
+    long moduleLoad(String ptx);
+
+    /**
+     * @param module a module.
+     * @param name   an {@code extern "C"} kernel name.
+     * @return the function.
+     */
+    long function(long module, String name);
+
+    /**
+     * Launches a kernel with a 1-D grid.
+     *
+     * @param function    the kernel.
+     * @param blocks      grid size.
+     * @param threads     block size.
+     * @param sharedBytes dynamic shared memory.
+     * @param stream      the stream.
+     * @param args        the kernel's parameters, each 8 bytes (pointers, 64-bit integers, or a double's bits).
+     */
+    void launch(long function, int blocks, int threads, int sharedBytes, long stream, long... args);
+
+    /**
+     * @param pointer the start of an allocation from {@link #malloc(long)}.
+     * @return its 64-byte IPC handle, for another process of this host.
+     */
+    byte[] ipcHandle(long pointer);
+
+    /**
+     * @param handle 64 bytes from {@link #ipcHandle(long)} in another process.
+     * @return the allocation mapped into this process.
+     */
+    long ipcOpen(byte[] handle);
+
+    /** @param pointer from {@link #ipcOpen(byte[])}. */
+    void ipcClose(long pointer);
+
+    /**
+     * Enables access from the current device to another device's memory where the hardware allows.
+     *
+     * @param peer the other device.
+     * @return true when access is (now or already) enabled, false when the devices cannot access each other.
+     */
+    boolean enablePeerAccess(int peer);
+}
