@@ -103,6 +103,18 @@ public abstract class HostReducer
     }
 
     /**
+     * The integer PreMulSum scalar as the integer reducers keep it (before narrowing to the element width), for
+     * kernels that compute the same.
+     *
+     * @param scalar a finite double.
+     * @return the scalar truncated toward zero, modulo 2^64.
+     */
+    public static long integerScalar(final double scalar)
+    {
+        return truncateAndWrap(scalar);
+    }
+
+    /**
      * @param scalar a finite double.
      * @return the scalar truncated toward zero, modulo 2^64 (the caller narrows it further).
      */

@@ -1,0 +1,516 @@
+// jccl's interpreter kernel: one persistent launch per call runs every worker of a rank (one block per worker, NT
+// threads per block) over the Program's flat step records, as the Java executor (RankExecution) does on the host.
+// Peers synchronise through FIFOs in the receiver's device memory: a tail counter the sender advances, a head
+// counter the receiver advances, and per-slot headers; LL carries a flag in every 8-byte word instead of relying on
+// the tail. Workers of one rank order themselves through progress counters (a step's dependency). Every wait polls
+// the abort flag, which the host sets on a timeout or an abort.
+//
+// The memory layout below is io.jccl.kernels.cuda.DeviceLayout's; io.jccl.kernels.cuda.EmulatedInterpreter runs the
+// same records over the same layout in Java, so everything above the launch is tested on machines without a GPU.
+//
+// Kernels (extern "C", generated from jccl_types.def): jccl_interp_<proto>_<type>_<op> for reducing collectives and
+// jccl_interp_<proto>_copy for those that only move data. One parameter: the device address of the launch record.
+
+#include <stdint.h>
+#include "jccl_arith.cuh"
+#include "jccl_span.cuh"
+
+namespace
+{
+// --- layout (DeviceLayout.java) ---------------------------------------------------------------------------------
+constexpr int SLOTS = 8;
+constexpr int RECORD_WIDTH = 8;        // ints per step record (StepDescriptor.WIDTH)
+constexpr int OPS_NONE = -1;           // the copy kernels: no arithmetic
+constexpr uint64_t REGION_ALIGN = 16;  // each chunk of a slot starts 16-byte aligned (payload offsets)
+
+struct Launch                          // 128 bytes, at the launch address; blocks follow
+{
+    uint64_t blocks;
+    uint64_t elemSize;
+    uint64_t pieceCount;               // elements per piece
+    uint64_t iterations;
+    double scalarF;
+    int64_t scalarI;
+    uint64_t abortAddr;                // uint32 in memory the host writes (pinned, mapped)
+    uint64_t tag;                      // the call's tag: written into SIMPLE slot headers, checked by receivers
+    uint64_t errorAddr;                // uint64 the kernel writes on a mismatch (pinned, mapped)
+    uint64_t payloadBytes;             // payload capacity of one slot for the protocol
+    uint64_t reserved[6];
+};
+
+struct Block                           // 128 bytes per worker
+{
+    uint64_t steps;                    // int32 records
+    uint64_t stepCount;
+    uint64_t flags;                    // uint8 per step: bit 0 premultiply the source, bit 1 the destination
+    uint64_t sendFifo;                 // 0 when the worker sends nothing
+    uint64_t recvFifo;                 // 0 when the worker receives nothing
+    uint64_t progress;                 // uint64 per worker of the rank, zeroed before the launch
+    uint64_t workerIndex;
+    uint64_t rankTable;
+    uint64_t firstBlock;               // this rank's worker 0 in the launch
+    uint64_t reserved[7];
+};
+
+struct RankTable                       // buffers and chunk tables (elements), per buffer kind input/output/scratch
+{
+    uint64_t base[3];
+    uint64_t start[3];                 // int64 per chunk
+    uint64_t length[3];                // int64 per chunk
+};
+
+// FIFO: tail at 0, head at 64, slot headers {bytes, tag} at 128, data at 256 (wire slot bytes each)
+constexpr uint64_t FIFO_TAIL = 0;
+constexpr uint64_t FIFO_HEAD = 64;
+constexpr uint64_t FIFO_HEADERS = 128;
+constexpr uint64_t FIFO_DATA = 256;
+
+// opcodes (Opcode.java ordinals)
+enum : int { NOP = 0, SEND, RECV, RECV_COPY_SEND, RECV_REDUCE_SEND, RECV_REDUCE_COPY, RECV_REDUCE_COPY_SEND, COPY,
+    REDUCE };
+
+constexpr int PROTO_SIMPLE = 0;
+constexpr int PROTO_LL = 1;
+
+// error codes written at errorAddr (DeviceLayout.ERROR_*)
+constexpr uint64_t ERROR_TAG = 1;
+constexpr uint64_t ERROR_LENGTH = 2;
+
+__device__ __forceinline__ uint64_t loadVolatile(const uint64_t* p)
+{
+    return *(const volatile uint64_t*)p;
+}
+
+__device__ __forceinline__ void storeVolatile(uint64_t* p, uint64_t v)
+{
+    *(volatile uint64_t*)p = v;
+}
+
+__device__ __forceinline__ bool aborted(const Launch* L)
+{
+    return *(const volatile uint32_t*)L->abortAddr != 0;
+}
+
+__device__ __forceinline__ uint64_t wireSlotBytes(int proto, uint64_t payload)
+{
+    return proto == PROTO_LL ? payload * 2 : payload;
+}
+
+__device__ __forceinline__ uint64_t alignUp(uint64_t x)
+{
+    return (x + REGION_ALIGN - 1) & ~(REGION_ALIGN - 1);
+}
+
+template<typename T, int OP>
+__device__ __forceinline__ T reduceElem(T a, bool premulA, T b, bool premulB, jccl_scalar s)
+{
+    // as HostReducer.reduce: only PreMulSum multiplies (the flags are never set for the other operators)
+    if (OP == JCCL_OP_premulsum)
+    {
+        return jccl_premulsum<T>(a, premulA, b, premulB, s);
+    }
+    return jccl_reduce<T, OP>(a, b);
+}
+
+// ---- SIMPLE data movement over one region ---------------------------------------------------------------------
+
+// one instance per kernel of each span loop: the ops below share them instead of inlining a copy per op
+template<typename T, int OP>
+__device__ __noinline__ void reduceSpan(const T* a, bool premulA, const T* b, bool premulB, T* dst, uint64_t n,
+    jccl_scalar s)
+{
+    jccl_reduce_span<T, OP>(a, premulA, b, premulB, dst, n, s, threadIdx.x, blockDim.x);
+}
+
+template<typename T>
+__device__ __noinline__ void scaleSpan(const T* src, T* dst, uint64_t n, jccl_scalar s)
+{
+    jccl_scale_span<T>(src, dst, n, s, threadIdx.x, blockDim.x);
+}
+
+__device__ __noinline__ void copySpan(const void* src, void* dst, uint64_t bytes)
+{
+    jccl_copy_span(src, dst, bytes, threadIdx.x, blockDim.x);
+}
+
+template<typename T, int OP>
+__device__ void simpleRegion(int op, const char* in, const char* src, bool premulSrc, char* dst, bool premulDst,
+    char* out, uint64_t bytes, jccl_scalar s)
+{
+    const uint64_t n = bytes / sizeof(T);
+    if (op == SEND || op == COPY)
+    {
+        char* to = op == SEND ? out : dst;
+        if (OP != OPS_NONE && premulSrc)
+        {
+            scaleSpan<T>((const T*)src, (T*)to, n, s);
+        }
+        else
+        {
+            copySpan(src, to, bytes);
+        }
+    }
+    else if (op == RECV || op == RECV_COPY_SEND)
+    {
+        copySpan(in, dst, bytes);
+        if (op == RECV_COPY_SEND)
+        {
+            copySpan(in, out, bytes);
+        }
+    }
+    else if (OP != OPS_NONE)
+    {
+        // RECV_REDUCE_SEND, RECV_REDUCE_COPY, RECV_REDUCE_COPY_SEND: op(in, src); REDUCE: op(dst, src)
+        const T* a = (const T*)(op == REDUCE ? dst : in);
+        T* to = (T*)(op == RECV_REDUCE_SEND ? out : dst);
+        reduceSpan<T, (OP < 0 ? 0 : OP)>(a, op == REDUCE && premulDst, (const T*)src, premulSrc, to, n, s);
+        if (op == RECV_REDUCE_COPY_SEND)
+        {
+            __syncthreads();
+            copySpan(dst, out, bytes);
+        }
+    }
+}
+
+// ---- LL data movement over one region: 8 payload bytes per unit, two {data, flag} words on the wire -----------
+
+union Unit
+{
+    uint64_t u64;
+    uint32_t u32[2];
+    unsigned char b[8];
+};
+
+__device__ __forceinline__ Unit readUnit(const char* p, uint64_t bytes)
+{
+    Unit u;
+    u.u64 = 0;
+    for (uint64_t i = 0; i < bytes; i++)
+    {
+        u.b[i] = (unsigned char)p[i];
+    }
+    return u;
+}
+
+__device__ __forceinline__ void writeUnit(char* p, Unit u, uint64_t bytes)
+{
+    for (uint64_t i = 0; i < bytes; i++)
+    {
+        p[i] = (char)u.b[i];
+    }
+}
+
+__device__ __forceinline__ void sendUnit(char* wire, uint64_t unit, Unit u, uint32_t flag)
+{
+    uint32_t* w = (uint32_t*)(wire + unit * 16);
+    asm volatile("st.volatile.global.v2.u32 [%0], {%1, %2};" :: "l"(w), "r"(u.u32[0]), "r"(flag) : "memory");
+    asm volatile("st.volatile.global.v2.u32 [%0], {%1, %2};" :: "l"(w + 2), "r"(u.u32[1]), "r"(flag) : "memory");
+}
+
+// returns false when the abort flag was seen while waiting
+__device__ __forceinline__ bool recvUnit(const Launch* L, const char* wire, uint64_t unit, uint32_t flag, Unit* u)
+{
+    const uint32_t* w = (const uint32_t*)(wire + unit * 16);
+    for (int k = 0; k < 2; k++)
+    {
+        uint32_t data, f;
+        int spins = 0;
+        do
+        {
+            asm volatile("ld.volatile.global.v2.u32 {%0, %1}, [%2];" : "=r"(data), "=r"(f) : "l"(w + 2 * k) :
+                "memory");
+            if (f != flag && ++spins == 4096)
+            {
+                spins = 0;
+                if (aborted(L))
+                {
+                    return false;
+                }
+            }
+        }
+        while (f != flag);
+        u->u32[k] = data;
+    }
+    return true;
+}
+
+template<typename T, int OP>
+__device__ bool llRegion(const Launch* L, int op, const char* inWire, uint32_t inFlag, const char* src,
+    bool premulSrc, char* dst, bool premulDst, char* outWire, uint32_t outFlag, uint64_t bytes, jccl_scalar s)
+{
+    constexpr uint64_t PER = 8 / sizeof(T);
+    const uint64_t units = (bytes + 7) / 8;
+    for (uint64_t unit = threadIdx.x; unit < units; unit += blockDim.x)
+    {
+        const uint64_t off = unit * 8;
+        const uint64_t len = bytes - off < 8 ? bytes - off : 8;
+        Unit in;
+        in.u64 = 0;
+        if (op == RECV || op == RECV_COPY_SEND || op == RECV_REDUCE_SEND || op == RECV_REDUCE_COPY ||
+            op == RECV_REDUCE_COPY_SEND)
+        {
+            if (!recvUnit(L, inWire, unit, inFlag, &in))
+            {
+                return false;
+            }
+        }
+        Unit result = in;
+        if (op == SEND || op == COPY)
+        {
+            result = readUnit(src + off, len);
+            if (OP != OPS_NONE && premulSrc)
+            {
+                T* e = (T*)result.b;
+                for (uint64_t i = 0; i < len / sizeof(T) && i < PER; i++)
+                {
+                    e[i] = jccl_premul<T>(e[i], s);
+                }
+            }
+        }
+        else if (OP != OPS_NONE && (op == RECV_REDUCE_SEND || op == RECV_REDUCE_COPY ||
+            op == RECV_REDUCE_COPY_SEND || op == REDUCE))
+        {
+            Unit a = op == REDUCE ? readUnit(dst + off, len) : in;
+            const Unit b = readUnit(src + off, len);
+            T* ea = (T*)a.b;
+            const T* eb = (const T*)b.b;
+            const bool premulA = op == REDUCE && premulDst;
+            for (uint64_t i = 0; i < len / sizeof(T) && i < PER; i++)
+            {
+                ea[i] = reduceElem<T, (OP < 0 ? 0 : OP)>(ea[i], premulA, eb[i], premulSrc, s);
+            }
+            result = a;
+        }
+        if (op == RECV || op == RECV_COPY_SEND || op == RECV_REDUCE_COPY || op == RECV_REDUCE_COPY_SEND ||
+            op == COPY || op == REDUCE)
+        {
+            writeUnit(dst + off, result, len);
+        }
+        if (op == SEND || op == RECV_COPY_SEND || op == RECV_REDUCE_SEND || op == RECV_REDUCE_COPY_SEND)
+        {
+            sendUnit(outWire, unit, result, outFlag);
+        }
+    }
+    return true;
+}
+
+// ---- the interpreter --------------------------------------------------------------------------------------------
+
+template<int PROTO, typename T, int OP>
+__device__ void interpret(const Launch* L)
+{
+    const Block* blocks = (const Block*)((const char*)L + sizeof(Launch));
+    const Block* B = blocks + blockIdx.x;
+    const RankTable* R = (const RankTable*)B->rankTable;
+    const int32_t* records = (const int32_t*)B->steps;
+    const unsigned char* flags = (const unsigned char*)B->flags;
+    const int stepCount = (int)B->stepCount;
+    uint64_t* progress = (uint64_t*)B->progress;
+    char* sendFifo = (char*)B->sendFifo;
+    char* recvFifo = (char*)B->recvFifo;
+    const uint64_t elemSize = L->elemSize;
+    const uint64_t wireSlot = wireSlotBytes(PROTO, L->payloadBytes);
+    jccl_scalar s;
+    s.f = L->scalarF;
+    s.i = L->scalarI;
+
+    __shared__ uint64_t sendTail;          // slots this worker has published (the FIFO's tail)
+    __shared__ uint64_t recvHead;          // slots this worker has consumed (the FIFO's head)
+    __shared__ int stop;
+    if (threadIdx.x == 0)
+    {
+        sendTail = sendFifo != nullptr ? loadVolatile((const uint64_t*)(sendFifo + FIFO_TAIL)) : 0;
+        recvHead = recvFifo != nullptr ? loadVolatile((const uint64_t*)(recvFifo + FIFO_HEAD)) : 0;
+        stop = 0;
+    }
+    __syncthreads();
+
+    for (uint64_t it = 0; it < L->iterations; it++)
+    {
+        for (int step = 0; step < stepCount; step++)
+        {
+            const int32_t* rec = records + step * RECORD_WIDTH;
+            const int op = rec[0];
+            const bool receives = op >= RECV && op <= RECV_REDUCE_COPY_SEND;
+            const bool sends = op == SEND || op == RECV_COPY_SEND || op == RECV_REDUCE_SEND ||
+                op == RECV_REDUCE_COPY_SEND;
+            if (threadIdx.x == 0)
+            {
+                int spins = 0;
+                const int depWorker = rec[6];
+                if (depWorker >= 0)
+                {
+                    const Block* dep = blocks + B->firstBlock + depWorker;
+                    const uint64_t target = it * dep->stepCount + (uint64_t)rec[7] + 1;
+                    const uint64_t* counter = (const uint64_t*)B->progress + depWorker;
+                    while (loadVolatile(counter) < target && !stop)
+                    {
+                        if (++spins == 1024)
+                        {
+                            spins = 0;
+                            stop = aborted(L);
+                        }
+                    }
+                }
+                if (receives && PROTO == PROTO_SIMPLE)
+                {
+                    while (loadVolatile((const uint64_t*)(recvFifo + FIFO_TAIL)) <= recvHead && !stop)
+                    {
+                        if (++spins == 1024)
+                        {
+                            spins = 0;
+                            stop = aborted(L);
+                        }
+                    }
+                    __threadfence_system();
+                    const uint64_t* header = (const uint64_t*)(recvFifo + FIFO_HEADERS + (recvHead % SLOTS) * 16);
+                    if (!stop && loadVolatile(header + 1) != L->tag)
+                    {
+                        // a slot of another call or plan: an error, never garbage
+                        *(volatile uint64_t*)L->errorAddr = ERROR_TAG;
+                        *(volatile uint32_t*)L->abortAddr = 1;
+                        stop = 1;
+                    }
+                }
+                if (sends)
+                {
+                    while (sendTail - loadVolatile((const uint64_t*)(sendFifo + FIFO_HEAD)) >= SLOTS && !stop)
+                    {
+                        if (++spins == 1024)
+                        {
+                            spins = 0;
+                            stop = aborted(L);
+                        }
+                    }
+                }
+                __threadfence_system();
+            }
+            __syncthreads();
+            if (stop)
+            {
+                return;
+            }
+            if (op != NOP)
+            {
+                const int srcBuffer = rec[1];
+                const int srcChunk = rec[2];
+                const int dstBuffer = rec[3];
+                const int dstChunk = rec[4];
+                const int chunkCount = rec[5];
+                const bool readsSource = op == SEND || op == RECV_REDUCE_SEND || op == RECV_REDUCE_COPY ||
+                    op == RECV_REDUCE_COPY_SEND || op == COPY || op == REDUCE;
+                const bool writesDestination = op == RECV || op == RECV_COPY_SEND || op == RECV_REDUCE_COPY ||
+                    op == RECV_REDUCE_COPY_SEND || op == COPY || op == REDUCE;
+                const bool premulSrc = (flags[step] & 1) != 0;
+                const bool premulDst = (flags[step] & 2) != 0;
+                const uint64_t inSlot = recvHead % SLOTS;
+                const uint64_t outSlot = sendTail % SLOTS;
+                const char* inData = receives ? recvFifo + FIFO_DATA + inSlot * wireSlot : nullptr;
+                char* outData = sends ? sendFifo + FIFO_DATA + outSlot * wireSlot : nullptr;
+                const uint32_t inFlag = (uint32_t)(recvHead + 1);
+                const uint32_t outFlag = (uint32_t)(sendTail + 1);
+                uint64_t offset = 0;
+                bool ok = true;
+                for (int j = 0; j < chunkCount && ok; j++)
+                {
+                    const int buffer = readsSource ? srcBuffer : dstBuffer;
+                    const int chunk = (readsSource ? srcChunk : dstChunk) + j;
+                    const int64_t length = ((const int64_t*)R->length[buffer])[chunk];
+                    const int64_t remaining = length - (int64_t)(it * L->pieceCount);
+                    const uint64_t n = remaining <= 0 ? 0 :
+                        (uint64_t)(remaining < (int64_t)L->pieceCount ? remaining : (int64_t)L->pieceCount);
+                    const uint64_t bytes = n * elemSize;
+                    const char* src = readsSource ? (const char*)R->base[srcBuffer] +
+                        (((const int64_t*)R->start[srcBuffer])[srcChunk + j] + it * L->pieceCount) * elemSize :
+                        nullptr;
+                    char* dst = writesDestination ? (char*)R->base[dstBuffer] +
+                        (((const int64_t*)R->start[dstBuffer])[dstChunk + j] + it * L->pieceCount) * elemSize :
+                        nullptr;
+                    if (bytes > 0)
+                    {
+                        if (PROTO == PROTO_SIMPLE)
+                        {
+                            simpleRegion<T, OP>(op, inData + offset, src, premulSrc, dst, premulDst,
+                                outData + offset, bytes, s);
+                        }
+                        else
+                        {
+                            ok = llRegion<T, OP>(L, op, inData + 2 * offset, inFlag, src, premulSrc, dst, premulDst,
+                                outData + 2 * offset, outFlag, bytes, s);
+                        }
+                    }
+                    offset += alignUp(bytes);
+                }
+                if (!ok)
+                {
+                    stop = 1;
+                }
+                if (threadIdx.x == 0 && receives && PROTO == PROTO_SIMPLE &&
+                    loadVolatile((const uint64_t*)(recvFifo + FIFO_HEADERS + inSlot * 16)) != offset)
+                {
+                    *(volatile uint64_t*)L->errorAddr = ERROR_LENGTH;
+                    stop = 1;
+                }
+                __threadfence_system();
+                __syncthreads();
+                if (stop)
+                {
+                    if (threadIdx.x == 0)
+                    {
+                        *(volatile uint32_t*)L->abortAddr = 1;
+                    }
+                    return;
+                }
+                if (threadIdx.x == 0)
+                {
+                    if (sends)
+                    {
+                        uint64_t* header = (uint64_t*)(sendFifo + FIFO_HEADERS + outSlot * 16);
+                        header[0] = offset;
+                        header[1] = L->tag;
+                        __threadfence_system();
+                        sendTail = sendTail + 1;
+                        storeVolatile((uint64_t*)(sendFifo + FIFO_TAIL), sendTail);
+                    }
+                    if (receives)
+                    {
+                        recvHead = recvHead + 1;
+                        storeVolatile((uint64_t*)(recvFifo + FIFO_HEAD), recvHead);
+                    }
+                }
+            }
+            if (threadIdx.x == 0)
+            {
+                __threadfence();
+                storeVolatile(progress + B->workerIndex, it * (uint64_t)stepCount + (uint64_t)step + 1);
+            }
+            __syncthreads();
+        }
+    }
+}
+} // namespace
+
+#define JCCL_INTERP_OP(proto, protoId, tname, ctype, opname, opId)                                                  \
+    extern "C" __global__ void jccl_interp_##proto##_##tname##_##opname(const Launch* launch)                       \
+    {                                                                                                               \
+        interpret<protoId, ctype, opId>(launch);                                                                    \
+    }
+
+// The operators per type and protocol. The preprocessor cannot iterate the shared list inside an expansion of the
+// same list, so they are written out here; KernelListTest fails when they and jccl_types.def disagree.
+#define JCCL_INTERP_OPS(proto, protoId, tname, ctype)                                                               \
+    JCCL_INTERP_OP(proto, protoId, tname, ctype, sum, 0)                                                            \
+    JCCL_INTERP_OP(proto, protoId, tname, ctype, prod, 1)                                                           \
+    JCCL_INTERP_OP(proto, protoId, tname, ctype, max, 2)                                                            \
+    JCCL_INTERP_OP(proto, protoId, tname, ctype, min, 3)                                                            \
+    JCCL_INTERP_OP(proto, protoId, tname, ctype, premulsum, 5)
+
+#define JCCL_TYPE(tname, ctype, id) JCCL_INTERP_OPS(simple, 0, tname, ctype) JCCL_INTERP_OPS(ll, 1, tname, ctype)
+#include "jccl_types.def"
+
+#define JCCL_PROTO(proto, protoId)                                                                                  \
+    extern "C" __global__ void jccl_interp_##proto##_copy(const Launch* launch)                                     \
+    {                                                                                                               \
+        interpret<protoId, unsigned char, OPS_NONE>(launch);                                                        \
+    }
+#include "jccl_types.def"

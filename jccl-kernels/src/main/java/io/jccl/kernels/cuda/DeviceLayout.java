@@ -1,0 +1,128 @@
+package io.jccl.kernels.cuda;
+
+/**
+ * The memory layout the interpreter kernel ({@code cuda-src/interpreter.cu}) reads, written by the CUDA executor and
+ * read by {@link EmulatedInterpreter} alike. All fields are little-endian; offsets in bytes.
+ * <pre>
+ * launch record (128 bytes), then one block record (128 bytes) per worker:
+ *   launch: blocks, elemSize, pieceCount, iterations, scalarF (double), scalarI, abortAddr (uint32), tag,
+ *           errorAddr (uint64), payloadBytes, reserved...
+ *   block:  steps (int32 records, 8 per step), stepCount, flags (uint8 per step), sendFifo, recvFifo,
+ *           progress (uint64 per worker of the rank), workerIndex, rankTable, firstBlock, reserved...
+ * rank table: base[3], start[3], length[3] (input, output, scratch; start and length address int64 per chunk)
+ * FIFO (in the receiver's memory): tail at 0, head at 64, 8 slot headers {bytes, tag} at 128, data at 256
+ * </pre>
+ * SIMPLE slots hold the payload; LL slots hold {@code {uint32 data, uint32 flag}} words, two per 8 payload bytes, the
+ * flag being the slot's sequence number plus one (low 32 bits). Each chunk of a step starts at a 16-byte aligned
+ * payload offset of the slot.
+ */
+public final class DeviceLayout
+{
+    /** Slots per FIFO. */
+    public static final int SLOTS = 8;
+    /** Bytes of the launch record and of each block record. */
+    public static final int RECORD_BYTES = 128;
+    /** Launch record: number of block records. */
+    public static final int L_BLOCKS = 0;
+    /** Launch record: bytes per element. */
+    public static final int L_ELEM_SIZE = 8;
+    /** Launch record: elements per piece. */
+    public static final int L_PIECE_COUNT = 16;
+    /** Launch record: pipeline iterations. */
+    public static final int L_ITERATIONS = 24;
+    /** Launch record: the op's floating scalar. */
+    public static final int L_SCALAR_F = 32;
+    /** Launch record: the op's integer scalar. */
+    public static final int L_SCALAR_I = 40;
+    /** Launch record: address of the uint32 abort flag. */
+    public static final int L_ABORT_ADDR = 48;
+    /** Launch record: the call's tag carried in SIMPLE slot headers. */
+    public static final int L_TAG = 56;
+    /** Launch record: address of the uint64 error word. */
+    public static final int L_ERROR_ADDR = 64;
+    /** Launch record: payload bytes of one slot. */
+    public static final int L_PAYLOAD_BYTES = 72;
+    /** Block record: address of the step records. */
+    public static final int B_STEPS = 0;
+    /** Block record: step count. */
+    public static final int B_STEP_COUNT = 8;
+    /** Block record: address of the per-step flags. */
+    public static final int B_FLAGS = 16;
+    /** Block record: the FIFO this worker sends into, 0 if none. */
+    public static final int B_SEND_FIFO = 24;
+    /** Block record: the FIFO this worker receives from, 0 if none. */
+    public static final int B_RECV_FIFO = 32;
+    /** Block record: address of the rank's progress counters. */
+    public static final int B_PROGRESS = 40;
+    /** Block record: the worker's index in its rank. */
+    public static final int B_WORKER_INDEX = 48;
+    /** Block record: address of the rank table. */
+    public static final int B_RANK_TABLE = 56;
+    /** Block record: index of the rank's first block in the launch. */
+    public static final int B_FIRST_BLOCK = 64;
+    /** Rank table bytes: base, start and length addresses for three buffers. */
+    public static final int RANK_TABLE_BYTES = 9 * 8;
+    /** Step flag: premultiply what the step reads from its source. */
+    public static final int FLAG_PREMUL_SOURCE = 1;
+    /** Step flag: premultiply what a REDUCE step reads from its destination. */
+    public static final int FLAG_PREMUL_DESTINATION = 2;
+    /** FIFO: the tail counter (slots published). */
+    public static final int FIFO_TAIL = 0;
+    /** FIFO: the head counter (slots consumed). */
+    public static final int FIFO_HEAD = 64;
+    /** FIFO: slot headers, 16 bytes each. */
+    public static final int FIFO_HEADERS = 128;
+    /** FIFO: slot data. */
+    public static final int FIFO_DATA = 256;
+    /** Payload offsets of a slot's chunks are multiples of this. */
+    public static final int REGION_ALIGN = 16;
+    /** Error word: a slot of another call or plan arrived. */
+    public static final long ERROR_TAG = 1;
+    /** Error word: a slot of an unexpected length arrived. */
+    public static final long ERROR_LENGTH = 2;
+    /** Payload bytes of a SIMPLE slot (NCCL's 4 MiB buffer in 8 steps). */
+    public static final int SIMPLE_PAYLOAD = (4 << 20) / SLOTS;
+    /** Payload bytes of an LL slot (NCCL's 512 KiB buffer in 8 steps, half of it flags). */
+    public static final int LL_PAYLOAD = (512 << 10) / SLOTS / 2;
+
+    private DeviceLayout()
+    {
+    }
+
+    /**
+     * @param protocol the protocol id (0 SIMPLE, 1 LL).
+     * @return the slot payload capacity.
+     */
+    public static int payloadBytes(final int protocol)
+    {
+        return protocol == 0 ? SIMPLE_PAYLOAD : LL_PAYLOAD;
+    }
+
+    /**
+     * @param protocol the protocol id.
+     * @param payload  payload bytes.
+     * @return the bytes those take in a slot: twice as many for LL.
+     */
+    public static long wireBytes(final int protocol, final long payload)
+    {
+        return protocol == 0 ? payload : payload * 2;
+    }
+
+    /**
+     * @param protocol the protocol id.
+     * @return the bytes of a whole FIFO.
+     */
+    public static long fifoBytes(final int protocol)
+    {
+        return FIFO_DATA + SLOTS * wireBytes(protocol, payloadBytes(protocol));
+    }
+
+    /**
+     * @param bytes a chunk's bytes in a slot.
+     * @return the payload offset the next chunk starts at.
+     */
+    public static long alignRegion(final long bytes)
+    {
+        return (bytes + REGION_ALIGN - 1) & -REGION_ALIGN;
+    }
+}

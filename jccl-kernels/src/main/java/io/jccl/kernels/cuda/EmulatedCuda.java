@@ -1,0 +1,545 @@
+package io.jccl.kernels.cuda;
+
+import io.jccl.DataType;
+import io.jccl.JcclSystemException;
+import io.jccl.ReduceOp;
+import io.jccl.kernels.HostReducer;
+import org.agrona.UnsafeApi;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A device double for machines without a GPU: "device" memory is host memory, streams are queues of operations run
+ * in order, and a launch of one of jccl's kernels is run in Java over the same memory the kernel would read (the
+ * interpreter kernels by {@link EmulatedInterpreter}, the elementwise kernels by the host reducers). Work advances
+ * whenever a thread queries an event or synchronises a stream, one thread at a time, so ranks that wait on each other
+ * through their FIFOs all move. Everything above the launch (record encoding, FIFO layout, stream and event order,
+ * IPC handle exchange) runs as it would on a GPU.
+ */
+public final class EmulatedCuda implements CudaApi
+{
+    private static final Pattern ENTRY = Pattern.compile("\\.entry\\s+(\\w+)");
+    private static final int IPC_MAGIC = 0x6a63636c;
+
+    private final int devices;
+    private final int multiprocessors;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final AtomicLong nextHandle = new AtomicLong(1);
+    private final Map<Long, Long> rawByAligned = new ConcurrentHashMap<>();
+    private final Map<Long, EmulatedStream> streams = new ConcurrentHashMap<>();
+    private final Map<Long, Event> events = new ConcurrentHashMap<>();
+    private final Map<Long, String> functions = new ConcurrentHashMap<>();
+    private final Map<Long, List<String>> modules = new ConcurrentHashMap<>();
+    private final EmulatedStream defaultStream = new EmulatedStream();
+    /** Set when a running kernel moved without finishing: its peers may move now (guarded by the lock). */
+    private boolean moved;
+
+    /** One device with 132 multiprocessors (an H200's count). */
+    public EmulatedCuda()
+    {
+        this(1, 132);
+    }
+
+    /**
+     * @param devices         devices to report.
+     * @param multiprocessors multiprocessors per device.
+     */
+    public EmulatedCuda(final int devices, final int multiprocessors)
+    {
+        this.devices = devices;
+        this.multiprocessors = multiprocessors;
+    }
+
+    @Override
+    public String name()
+    {
+        return "emulated-cuda";
+    }
+
+    @Override
+    public int driverVersion()
+    {
+        return 12060;
+    }
+
+    @Override
+    public int deviceCount()
+    {
+        return devices;
+    }
+
+    @Override
+    public String deviceName(final int device)
+    {
+        checkDevice(device);
+        return "emulated device " + device;
+    }
+
+    @Override
+    public int multiprocessorCount(final int device)
+    {
+        checkDevice(device);
+        return multiprocessors;
+    }
+
+    @Override
+    public void setDevice(final int device)
+    {
+        checkDevice(device);
+    }
+
+    private void checkDevice(final int device)
+    {
+        if (device < 0 || device >= devices)
+        {
+            throw new JcclSystemException("emulated CUDA: device " + device + " does not exist (" + devices +
+                " devices)");
+        }
+    }
+
+    @Override
+    public long malloc(final long bytes)
+    {
+        if (bytes < 1)
+        {
+            throw new JcclSystemException("emulated CUDA: malloc of " + bytes + " bytes");
+        }
+        final long raw = UnsafeApi.allocateMemory(bytes + 256);
+        final long aligned = (raw + 255) & -256L;
+        // device memory is not zeroed; fill it with a pattern so that code relying on zeros fails here too
+        UnsafeApi.setMemory(aligned, bytes, (byte)0x5a);
+        rawByAligned.put(aligned, raw);
+        return aligned;
+    }
+
+    @Override
+    public void free(final long pointer)
+    {
+        if (pointer == 0)
+        {
+            return;
+        }
+        final Long raw = rawByAligned.remove(pointer);
+        if (raw == null)
+        {
+            throw new JcclSystemException("emulated CUDA: free of 0x" + Long.toHexString(pointer) +
+                ", not an allocation");
+        }
+        UnsafeApi.freeMemory(raw);
+    }
+
+    @Override
+    public long mallocHost(final long bytes)
+    {
+        return malloc(bytes);
+    }
+
+    @Override
+    public void freeHost(final long address)
+    {
+        free(address);
+    }
+
+    @Override
+    public void memcpyAsync(final long dst, final long src, final long bytes, final long stream)
+    {
+        stream(stream).add(() ->
+        {
+            UnsafeApi.copyMemory(src, dst, bytes);
+            return true;
+        });
+    }
+
+    @Override
+    public void memsetAsync(final long dst, final int value, final long bytes, final long stream)
+    {
+        stream(stream).add(() ->
+        {
+            UnsafeApi.setMemory(dst, bytes, (byte)value);
+            return true;
+        });
+    }
+
+    @Override
+    public long streamCreate()
+    {
+        final long handle = nextHandle.getAndIncrement();
+        streams.put(handle, new EmulatedStream());
+        return handle;
+    }
+
+    @Override
+    public void streamDestroy(final long stream)
+    {
+        if (stream != 0)
+        {
+            streams.remove(stream);
+        }
+    }
+
+    @Override
+    public void streamSynchronize(final long stream)
+    {
+        final EmulatedStream s = stream(stream);
+        while (!s.isEmpty())
+        {
+            if (progress() == 0)
+            {
+                Thread.yield();
+            }
+        }
+    }
+
+    @Override
+    public long eventCreate()
+    {
+        final long handle = nextHandle.getAndIncrement();
+        events.put(handle, new Event());
+        return handle;
+    }
+
+    @Override
+    public void eventDestroy(final long event)
+    {
+        events.remove(event);
+    }
+
+    @Override
+    public void eventRecord(final long event, final long stream)
+    {
+        final Event e = event(event);
+        e.pending.incrementAndGet();
+        stream(stream).add(() ->
+        {
+            e.atNanos = System.nanoTime();
+            e.pending.decrementAndGet();
+            return true;
+        });
+    }
+
+    @Override
+    public boolean eventQuery(final long event)
+    {
+        final Event e = event(event);
+        if (e.pending.get() != 0)
+        {
+            progress();
+        }
+        return e.pending.get() == 0;
+    }
+
+    @Override
+    public float eventElapsedMs(final long start, final long end)
+    {
+        return (event(end).atNanos - event(start).atNanos) / 1e6f;
+    }
+
+    @Override
+    public void streamWaitEvent(final long stream, final long event)
+    {
+        final Event e = event(event);
+        if (e.pending.get() == 0)
+        {
+            return;
+        }
+        // waits for the event's pending records as queued now (an approximation of CUDA's "most recent record")
+        stream(stream).add(() -> e.pending.get() == 0);
+    }
+
+    @Override
+    public long moduleLoad(final String ptx)
+    {
+        final List<String> names = new ArrayList<>();
+        final Matcher m = ENTRY.matcher(ptx);
+        while (m.find())
+        {
+            names.add(m.group(1));
+        }
+        final long handle = nextHandle.getAndIncrement();
+        modules.put(handle, names);
+        return handle;
+    }
+
+    @Override
+    public long function(final long module, final String name)
+    {
+        final List<String> names = modules.get(module);
+        if (names == null || !names.contains(name))
+        {
+            throw new JcclSystemException("emulated CUDA: cuModuleGetFunction(" + name +
+                ") failed: CUDA_ERROR_NOT_FOUND");
+        }
+        final long handle = nextHandle.getAndIncrement();
+        functions.put(handle, name);
+        return handle;
+    }
+
+    @Override
+    public void launch(final long function, final int blocks, final int threads, final int sharedBytes,
+        final long stream, final long... args)
+    {
+        final String name = functions.get(function);
+        if (name == null)
+        {
+            throw new JcclSystemException("emulated CUDA: launch of an unknown function " + function);
+        }
+        if (blocks < 1 || threads < 1 || threads > 1024)
+        {
+            throw new JcclSystemException("emulated CUDA: cuLaunchKernel(" + name + ", blocks=" + blocks +
+                ", threads=" + threads + ") failed: CUDA_ERROR_INVALID_VALUE");
+        }
+        stream(stream).add(kernel(name, blocks, args));
+    }
+
+    @Override
+    public byte[] ipcHandle(final long pointer)
+    {
+        if (!rawByAligned.containsKey(pointer))
+        {
+            throw new JcclSystemException("emulated CUDA: cuIpcGetMemHandle of 0x" + Long.toHexString(pointer) +
+                ", not the start of an allocation");
+        }
+        final ByteBuffer b = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(IPC_MAGIC).putLong(ProcessHandle.current().pid()).putLong(pointer);
+        return b.array();
+    }
+
+    @Override
+    public long ipcOpen(final byte[] handle)
+    {
+        final ByteBuffer b = ByteBuffer.wrap(handle).order(ByteOrder.LITTLE_ENDIAN);
+        if (handle.length != 64 || b.getInt() != IPC_MAGIC || b.getLong() != ProcessHandle.current().pid())
+        {
+            throw new JcclSystemException("emulated CUDA: cuIpcOpenMemHandle failed: " +
+                "CUDA_ERROR_INVALID_VALUE (the emulation maps handles of this process only)");
+        }
+        return b.getLong();
+    }
+
+    @Override
+    public void ipcClose(final long pointer)
+    {
+    }
+
+    @Override
+    public boolean enablePeerAccess(final int peer)
+    {
+        checkDevice(peer);
+        return true;
+    }
+
+    /**
+     * Runs queued work as far as it goes, if no other thread is doing so.
+     *
+     * @return operations completed.
+     */
+    public int progress()
+    {
+        if (!lock.tryLock())
+        {
+            return 0;
+        }
+        try
+        {
+            int total = 0;
+            int done;
+            do
+            {
+                moved = false;
+                done = defaultStream.advance();
+                for (final EmulatedStream s : streams.values())
+                {
+                    done += s.advance();
+                }
+                total += done;
+            }
+            while (done > 0 || moved);
+            return total;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    private EmulatedStream stream(final long stream)
+    {
+        if (stream == 0)
+        {
+            return defaultStream;
+        }
+        final EmulatedStream s = streams.get(stream);
+        if (s == null)
+        {
+            throw new JcclSystemException("emulated CUDA: stream " + stream + " does not exist");
+        }
+        return s;
+    }
+
+    private Event event(final long event)
+    {
+        final Event e = events.get(event);
+        if (e == null)
+        {
+            throw new JcclSystemException("emulated CUDA: event " + event + " does not exist");
+        }
+        return e;
+    }
+
+    private Operation kernel(final String name, final int blocks, final long[] args)
+    {
+        if (name.startsWith("jccl_interp_"))
+        {
+            final String[] parts = name.substring("jccl_interp_".length()).split("_");
+            final int protocol = "simple".equals(parts[0]) ? 0 : 1;
+            final DataType type = "copy".equals(parts[1]) ? null : type(parts[1]);
+            final ReduceOp.Kind kind = type == null ? null : kind(parts[2]);
+            final EmulatedInterpreter[] interpreter = new EmulatedInterpreter[1];
+            return () ->
+            {
+                // the launch record is read when the kernel starts, after the copies queued before it
+                if (interpreter[0] == null)
+                {
+                    interpreter[0] = new EmulatedInterpreter(protocol, type, kind, args[0], blocks);
+                }
+                final boolean done = interpreter[0].advance();
+                moved |= interpreter[0].moved();
+                return done;
+            };
+        }
+        if ("jccl_copy".equals(name))
+        {
+            return () ->
+            {
+                UnsafeApi.copyMemory(args[0], args[1], args[2]);
+                return true;
+            };
+        }
+        final String[] parts = name.split("_");
+        final DataType type = type(parts[2]);
+        return switch (parts[1])
+        {
+            case "reduce" -> () ->
+            {
+                final ReduceOp.Kind kind = kind(parts[3]);
+                final HostReducer reducer = HostReducer.of(type, kind, Double.longBitsToDouble(args[4]));
+                reducer.reduce(args[0], true, args[1], true, args[2], args[3]);
+                return true;
+            };
+            case "scale" -> () ->
+            {
+                HostReducer.of(type, ReduceOp.Kind.PREMULSUM, Double.longBitsToDouble(args[3]))
+                    .copy(args[0], true, args[1], args[2]);
+                return true;
+            };
+            case "divide" -> () ->
+            {
+                HostReducer.of(type, ReduceOp.Kind.SUM, 0).divide(args[0], args[1], args[2]);
+                return true;
+            };
+            default -> throw new JcclSystemException("emulated CUDA: no emulation of kernel " + name);
+        };
+    }
+
+    /**
+     * @param name a type's name in jccl_types.def.
+     * @return the type.
+     */
+    static DataType type(final String name)
+    {
+        return switch (name)
+        {
+            case "int8" -> DataType.INT8;
+            case "uint8" -> DataType.UINT8;
+            case "int32" -> DataType.INT32;
+            case "uint32" -> DataType.UINT32;
+            case "int64" -> DataType.INT64;
+            case "uint64" -> DataType.UINT64;
+            case "float16" -> DataType.FLOAT16;
+            case "float32" -> DataType.FLOAT32;
+            case "float64" -> DataType.FLOAT64;
+            case "bfloat16" -> DataType.BFLOAT16;
+            case "f8e4m3" -> DataType.FLOAT8_E4M3;
+            case "f8e5m2" -> DataType.FLOAT8_E5M2;
+            default -> throw new JcclSystemException("emulated CUDA: unknown type " + name);
+        };
+    }
+
+    /**
+     * @param name an op's name in jccl_types.def.
+     * @return the kind.
+     */
+    static ReduceOp.Kind kind(final String name)
+    {
+        return switch (name)
+        {
+            case "sum" -> ReduceOp.Kind.SUM;
+            case "prod" -> ReduceOp.Kind.PROD;
+            case "max" -> ReduceOp.Kind.MAX;
+            case "min" -> ReduceOp.Kind.MIN;
+            case "premulsum" -> ReduceOp.Kind.PREMULSUM;
+            default -> throw new JcclSystemException("emulated CUDA: unknown op " + name);
+        };
+    }
+
+    /** Queued work: returns true when done, false when it must wait (it is retried). */
+    @FunctionalInterface
+    interface Operation
+    {
+        boolean run();
+    }
+
+    private static final class Event
+    {
+        final AtomicLong pending = new AtomicLong();
+        volatile long atNanos;
+    }
+
+    private static final class EmulatedStream
+    {
+        private final ArrayDeque<Operation> queue = new ArrayDeque<>();
+
+        synchronized void add(final Operation op)
+        {
+            queue.add(op);
+        }
+
+        synchronized boolean isEmpty()
+        {
+            return queue.isEmpty();
+        }
+
+        /** Runs head operations until one must wait; called under the emulator's lock. */
+        int advance()
+        {
+            int done = 0;
+            while (true)
+            {
+                final Operation head;
+                synchronized (this)
+                {
+                    head = queue.peek();
+                }
+                if (head == null || !head.run())
+                {
+                    return done;
+                }
+                synchronized (this)
+                {
+                    queue.poll();
+                }
+                done++;
+            }
+        }
+    }
+}
