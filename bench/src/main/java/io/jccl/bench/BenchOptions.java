@@ -187,6 +187,12 @@ public final class BenchOptions
     private Sweep parsedSweep;
     private List<SweepCombination> parsedPlans;
     private ComputeLoad.Spec parsedLoad;
+    /** {@code --device emulated}: the CUDA path on {@link io.jccl.kernels.cuda.EmulatedCuda}. */
+    static final String EMULATED_DEVICE = "emulated";
+
+    private boolean cudaResolved;
+    private io.jccl.kernels.cuda.CudaApi cuda;
+
     /** This process's rank among {@link #processCount} processes of one rank each (a launcher's), else 0. */
     private int processRank;
     /** The processes of a multi-process run, 1 when every rank runs in this one. */
@@ -258,6 +264,13 @@ public final class BenchOptions
                 "jccl's shared memory (Jccl.allocate, as nccl-tests allocates with ncclMemAlloc); ranks in other " +
                 "processes then get every byte staged through shared FIFOs instead of reading it in place")
         private boolean plainMemory;
+
+        @Option(names = "--device", paramLabel = "<auto|host|cuda|emulated>", order = 12,
+            description = "where the ranks' buffers live and the collectives run: cuda (jccl's kernels on the " +
+                "visible GPUs, ranks round-robin over them, so -g may exceed them), host, or auto (cuda when a CUDA " +
+                "driver and device are present, else host; the default); emulated runs the CUDA path on the device " +
+                "double (host memory, the interpreter kernel's records run in Java: checks, not speed)")
+        private String device = "auto";
     }
 
 
@@ -295,6 +308,17 @@ public final class BenchOptions
         }
         types();
         opNames();
+        try
+        {
+            if (!EMULATED_DEVICE.equalsIgnoreCase(jccl.device))
+            {
+                io.jccl.kernels.cuda.DeviceMode.parse(jccl.device);
+            }
+        }
+        catch (final io.jccl.JcclInvalidArgumentException ex)
+        {
+            throw new IllegalArgumentException("--device: " + ex.getMessage(), ex);
+        }
         knobs.validate();
         nonNegative(jccl.jitWarmupMs, "--jit-warmup-ms");
         if (jsonFile != null && jccl.csvFile != null &&
@@ -716,6 +740,45 @@ public final class BenchOptions
     public int localRegister()
     {
         return localRegister;
+    }
+
+    /**
+     * Resolves {@code --device} once: CUDA when asked for (failing without a driver or device) or, under
+     * {@code auto}, when present; the host for ranks in several processes under {@code auto}, which CUDA does not
+     * serve yet.
+     *
+     * @return the CUDA driver the ranks run on, or null for the host backend.
+     * @throws IllegalArgumentException for {@code --device cuda} where CUDA is absent or with several processes.
+     */
+    public io.jccl.kernels.cuda.CudaApi cudaApi()
+    {
+        if (!cudaResolved)
+        {
+            if (EMULATED_DEVICE.equalsIgnoreCase(jccl.device))
+            {
+                cuda = new io.jccl.kernels.cuda.EmulatedCuda();
+                cudaResolved = true;
+                return cuda;
+            }
+            final io.jccl.kernels.cuda.DeviceMode mode = io.jccl.kernels.cuda.DeviceMode.parse(jccl.device);
+            if (processCount > 1 && mode == io.jccl.kernels.cuda.DeviceMode.CUDA)
+            {
+                throw new IllegalArgumentException("--device cuda with " + processCount + " processes: ranks in " +
+                    "several processes run on the host backend only so far; run the ranks of a GPU in one process " +
+                    "(-g N)");
+            }
+            try
+            {
+                cuda = processCount == 1 && io.jccl.kernels.cuda.CudaProbe.resolve(mode) ?
+                    io.jccl.kernels.cuda.CudaProbe.api() : null;
+            }
+            catch (final io.jccl.JcclException ex)
+            {
+                throw new IllegalArgumentException(ex.getMessage(), ex);
+            }
+            cudaResolved = true;
+        }
+        return cuda;
     }
 
     /** @return true for {@code --plain-memory}: buffers in private memory, not jccl's shared memory. */

@@ -98,6 +98,8 @@ public final class BenchRunner
     private volatile Communicator[] warmComms;
     private HostBuffer[] sendAllocs;
     private HostBuffer[] recvAllocs;
+    /** Device twins of the allocations when the ranks run on CUDA ({@code --device}), else null. */
+    private DeviceMirror mirror;
     private Stream[] streams;
     private BenchSync sync;
     /** Where the buffers live: jccl's shared memory unless {@code --plain-memory}. */
@@ -345,6 +347,12 @@ public final class BenchRunner
             recvAllocs[local] = memory.allocate(maxBytes + ResultChecker.GUARD_BYTES);
             streams[local] = options.streamNull() ? Stream.DEFAULT : Stream.create();
         }
+        final io.jccl.kernels.cuda.CudaApi cuda = factory instanceof JcclCommunicatorFactory ? options.cudaApi() :
+            null;
+        if (cuda != null)
+        {
+            mirror = DeviceMirror.allocate(cuda, comms, maxBytes + ResultChecker.GUARD_BYTES);
+        }
         if (options.localRegister() != 0)
         {
             register();
@@ -553,6 +561,11 @@ public final class BenchRunner
         }
         // after the ranks' close waited for their calls: nothing reads the buffers any more
         memory.freeAll();
+        if (mirror != null)
+        {
+            mirror.close();
+            mirror = null;
+        }
     }
 
     /** The counts and byte lengths of one message size, as nccl-tests' {@code setupArgs}. */
@@ -858,6 +871,7 @@ public final class BenchRunner
                 checked.prepareAll();
                 startColl(slices, type, op, root, 0);
                 completeColl();
+                checked.download();
                 final long localWrong = checked.checker.verify(ranks, mySendAllocs, myRecvAllocs);
                 if (localWrong != 0)
                 {
@@ -995,13 +1009,15 @@ public final class BenchRunner
             {
                 final long shift = shape.totalBytes() * step;
                 final long length = sendSide ? shape.sendBytes() : shape.recvBytes();
-                if (!inPlace)
-                {
-                    return (sendSide ? mySendAllocs[i] : myRecvAllocs[i]).slice(shift, length);
-                }
+                final boolean fromSend = sendSide && !inPlace;
                 final CollByteCount counts = shape.counts();
-                final long offset = sendSide ? counts.sendInplaceOffset() : counts.recvInplaceOffset();
-                return myRecvAllocs[i].slice(shift + offset * shape.elementSize() * ranks[i], length);
+                final long offset = !inPlace ? shift : shift + (sendSide ? counts.sendInplaceOffset() :
+                    counts.recvInplaceOffset()) * shape.elementSize() * ranks[i];
+                if (mirror != null)
+                {
+                    return mirror.slice(thread * nGpus + i, fromSend, offset, length);
+                }
+                return (fromSend ? mySendAllocs[i] : myRecvAllocs[i]).slice(offset, length);
             }
         }
 
@@ -1020,7 +1036,26 @@ public final class BenchRunner
                 for (int i = 0; i < nGpus; i++)
                 {
                     checker.prepare(ranks[i], mySendAllocs[i], myRecvAllocs[i]);
+                    if (mirror != null)
+                    {
+                        mirror.upload(thread * nGpus + i, mySendAllocs[i], myRecvAllocs[i], checkedBytes());
+                    }
                 }
+            }
+
+            /** Brings the device twins' results back to the host buffers the checker reads. */
+            void download()
+            {
+                for (int i = 0; mirror != null && i < nGpus; i++)
+                {
+                    mirror.download(thread * nGpus + i, mySendAllocs[i], myRecvAllocs[i], checkedBytes());
+                }
+            }
+
+            /** @return the bytes a checked call (iteration 0) and its guard bytes span in each allocation. */
+            private long checkedBytes()
+            {
+                return checker.windowBytes();
             }
         }
     }

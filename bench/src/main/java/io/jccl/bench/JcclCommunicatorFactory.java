@@ -92,6 +92,7 @@ public final class JcclCommunicatorFactory implements CommunicatorFactory
             context.tunerTraceFile(options.traceFile());
         }
         combination.applyTo(context);
+        context.cuda(options.cudaApi());
         final Path schedule = options.schedule();
         if (schedule != null)
         {

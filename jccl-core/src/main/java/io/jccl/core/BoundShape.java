@@ -25,13 +25,13 @@ final class BoundShape
     final Plan plan;
     final long planHash;
     final Program program;
-    final RankExecution execution;
+    final Execution execution;
     final HostReducer reducer;
     final boolean premul;
     final long inputElements;
     final long outputElements;
 
-    BoundShape(final Call call, final Plan plan, final Program program, final RankExecution execution,
+    BoundShape(final Call call, final Plan plan, final Program program, final Execution execution,
         final HostReducer reducer, final boolean premul, final long inputElements, final long outputElements)
     {
         this.collective = call.collective;

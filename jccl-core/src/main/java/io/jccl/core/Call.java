@@ -43,7 +43,7 @@ final class Call implements Work
     long taskIndex;
     io.jccl.Plan tunedPlan;
     long boundNs;
-    RankExecution execution;
+    Execution execution;
     private volatile BoundShape boundShape;
 
     private volatile int state = HELD;

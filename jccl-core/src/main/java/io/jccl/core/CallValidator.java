@@ -20,7 +20,7 @@ final class CallValidator
 
     static void validate(final Collective collective, final Buffer send, final Buffer recv, final long count,
         final DataType type, final ReduceOp op, final int root, final Stream stream, final int rank,
-        final int size)
+        final int size, final Integer cudaDevice)
     {
         final String countName = switch (collective)
         {
@@ -62,11 +62,11 @@ final class CallValidator
         }
         if (needSend)
         {
-            checkBuffer(send, "send", sendBytes, collective, count, type);
+            checkBuffer(send, "send", sendBytes, collective, count, type, cudaDevice);
         }
         if (needRecv)
         {
-            checkBuffer(recv, "recv", recvBytes, collective, count, type);
+            checkBuffer(recv, "recv", recvBytes, collective, count, type, cudaDevice);
         }
         if (needSend && needRecv)
         {
@@ -117,16 +117,21 @@ final class CallValidator
     }
 
     private static void checkBuffer(final Buffer buffer, final String name, final long bytes,
-        final Collective collective, final long count, final DataType type)
+        final Collective collective, final long count, final DataType type, final Integer cudaDevice)
     {
         if (buffer == null)
         {
             throw new JcclInvalidArgumentException(name + " is null (" + Names.of(collective) + ")");
         }
-        if (buffer.memoryKind() != MemoryKind.HOST)
+        if (cudaDevice == null && buffer.memoryKind() != MemoryKind.HOST)
         {
             throw new JcclInvalidArgumentException(name + " is " + buffer.memoryKind() + " memory, but this " +
                 "communicator runs on the host backend (" + Names.of(collective) + ")");
+        }
+        if (cudaDevice != null && !(buffer instanceof io.jccl.DeviceBuffer device && device.device() == cudaDevice))
+        {
+            throw new JcclInvalidArgumentException(name + " is " + buffer + ", but this rank runs on CUDA device " +
+                cudaDevice + ": pass a DeviceBuffer of that device (" + Names.of(collective) + ")");
         }
         if (buffer.length() < bytes)
         {

@@ -46,6 +46,8 @@ final class CommGroup
     /** Rank 0's trials as CSV ({@code JCCL_TUNER_TRACE}), or null; written only by rank 0's driving thread. */
     java.io.BufferedWriter trace;
     final ScheduleRegistry schedules;
+    /** The CUDA devices the ranks run on, or null on the host backend. */
+    final CudaGroup cuda;
     /** Rank 0's tuner records for the other processes (ranks in several processes, {@code JCCL_TUNER=auto}), or null. */
     volatile java.util.function.Consumer<byte[]> tunerNotices;
     /** How ranks meet to split: in this process by default; through the bootstrap for ranks in several. */
@@ -76,6 +78,7 @@ final class CommGroup
             null;
         this.trace = online == null ? null : OnlineTuning.openTrace(context.tunerTraceFile());
         this.schedules = ScheduleRegistry.load(context.scheduleFiles());
+        this.cuda = context.cuda() == null ? null : new CudaGroup(context.cuda(), topology.ranks());
         this.communicators = new LocalCommunicator[topology.ranks()];
         this.splitter = new LocalSplit(context, topology.ranks());
         this.open = new AtomicInteger(localRanks.length);
@@ -150,6 +153,11 @@ final class CommGroup
         final Runnable onAbort, final Runnable quiesce)
     {
         HostDevice.checkJvmFlags();
+        if (context.cuda() != null)
+        {
+            throw new io.jccl.JcclInvalidUsageException("ranks in several processes run on the host backend only " +
+                "so far: CUDA IPC between processes is not built yet (run the ranks of a GPU in one process)");
+        }
         // P2P and SHM both connect processes (P2P reads jccl's shared buffers in place and stages other memory as
         // SHM does), so the transport stays the tuner's choice; NET is refused below as in one process
         final PlanConstraints constraints = context.constraints();
@@ -219,6 +227,10 @@ final class CommGroup
                 quiesce.run();
             }
             transport.close();
+            if (cuda != null)
+            {
+                cuda.close();
+            }
             if (online != null)
             {
                 OnlineTuning.close(context, online, topology, trace);

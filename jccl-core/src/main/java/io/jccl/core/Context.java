@@ -72,6 +72,7 @@ public final class Context
         "TRACE".equalsIgnoreCase(setting(DEBUG_PROP_NAME));
     private List<Path> scheduleFiles = pathsSetting(SCHEDULE_FILES_PROP_NAME);
     private PlanConstraints constraints;
+    private io.jccl.kernels.cuda.CudaApi cuda;
 
     /** @return the deadline of every wait in milliseconds. */
     public long timeoutMs()
@@ -342,6 +343,27 @@ public final class Context
     public Context scheduleFiles(final List<Path> scheduleFiles)
     {
         this.scheduleFiles = List.copyOf(scheduleFiles);
+        return this;
+    }
+
+    /** @return the CUDA driver the ranks run on, or null for the host backend (the default). */
+    public io.jccl.kernels.cuda.CudaApi cuda()
+    {
+        return cuda;
+    }
+
+    /**
+     * Runs the ranks on CUDA devices (round-robin over the devices the driver sees, so several ranks may share one):
+     * their buffers must be {@link io.jccl.DeviceBuffer}s of their device, and every call launches jccl's interpreter
+     * kernel. {@code io.jccl.kernels.cuda.CudaProbe} gives the real driver where one is present; tests pass
+     * {@code EmulatedCuda}.
+     *
+     * @param cuda the driver, or null for the host backend.
+     * @return this.
+     */
+    public Context cuda(final io.jccl.kernels.cuda.CudaApi cuda)
+    {
+        this.cuda = cuda;
         return this;
     }
 

@@ -131,6 +131,21 @@ public final class Jccl
     }
 
     /**
+     * @param communicator a communicator of this process.
+     * @return the CUDA device its rank runs on ({@link Context#cuda(io.jccl.kernels.cuda.CudaApi)}: rank r on device
+     *         r modulo the device count), or -1 on the host backend; its buffers must be memory of that device.
+     * @throws JcclInvalidArgumentException if the communicator is not jccl's.
+     */
+    public static int cudaDevice(final Communicator communicator)
+    {
+        if (!(communicator instanceof LocalCommunicator local))
+        {
+            throw new JcclInvalidArgumentException("communicator " + communicator + " was not made by jccl");
+        }
+        return local.cudaDevice();
+    }
+
+    /**
      * Allocates host memory that the ranks of other processes on this host read in place (NCCL's
      * {@code ncclMemAlloc}): a file in {@code /dev/shm} (mode 0600, named after this process's pid) mapped here. A
      * collective whose buffers lie in such memory sends over P2P with SIMPLE without a staging copy, across

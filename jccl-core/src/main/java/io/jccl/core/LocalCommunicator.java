@@ -51,7 +51,7 @@ final class LocalCommunicator implements Communicator
     /** This rank's share of the group's connector counters. */
     private final ConnectorCounters counters;
     /** Executors per (program, protocol, transport): each holds its connectors, framed and placed accordingly. */
-    private final Map<Program, RankExecution[]> executions = new HashMap<>();
+    private final Map<Program, Execution[]> executions = new HashMap<>();
     private final Map<Long, BoundShape> boundShapes = new HashMap<>();
     /** With online tuning: how many calls of each task this rank has bound (the index every rank agrees on). */
     private final Map<io.jccl.autotune.TaskKey, long[]> taskCalls = new HashMap<>();
@@ -129,7 +129,8 @@ final class LocalCommunicator implements Communicator
         final DataType type, final ReduceOp op, final int root, final Stream stream)
     {
         checkUsable();
-        CallValidator.validate(collective, send, recv, count, type, op, root, stream, rank, size());
+        CallValidator.validate(collective, send, recv, count, type, op, root, stream, rank, size(),
+            group.cuda == null ? null : group.cuda.device(rank));
         final Call call = new Call(this, collective, send, recv, count, type, op, root,
             CallValidator.isInPlace(collective, send, recv, count, type, rank));
         if (!Group.hold(call))
@@ -313,7 +314,8 @@ final class LocalCommunicator implements Communicator
             counters.add(call.execution.protocol(), call.execution.transport(),
                 call.execution.slotsSent(), call.execution.bytesStaged(), call.execution.bytesDirect(),
                 call.execution.channels());
-            if (call.op != null && call.op.kind() == ReduceOp.Kind.AVG && !call.type.isFloatingPoint() &&
+            if (!call.execution.dividesAverage() && call.op != null && call.op.kind() == ReduceOp.Kind.AVG &&
+                !call.type.isFloatingPoint() &&
                 call.recv != null && (call.collective != Collective.REDUCE || call.root == rank))
             {
                 HostReducer.of(call.type, ReduceOp.Kind.SUM, 0).divide(address(call.recv), call.count, size());
@@ -364,7 +366,8 @@ final class LocalCommunicator implements Communicator
             }
             lastBound = bound;
         }
-        final long scratchElements = bound.program.scratchElements(bound.inputElements);
+        final long scratchElements = bound.execution.ownScratch() ? 0 :
+            bound.program.scratchElements(bound.inputElements);
         final long scratch = scratchElements == 0 ? 0 : scratch(scratchElements * call.type.byteSize());
         bound.execution.bind(call, bound.reducer, bound.premul, address(call.send), address(call.recv), scratch,
             bound.inputElements, bound.outputElements, bound.plan.chunkBytes(), bound.planHash);
@@ -389,15 +392,16 @@ final class LocalCommunicator implements Communicator
         final Plan plan = tuned != null ? tuned : schedule == null ? plan(call) : schedulePlan(schedule);
         final Program program = schedule != null ? schedule.program() : group.program(plan.algorithm(),
             call.collective, plan.channels(), call.collective.isRooted() ? call.root : -1);
-        final RankExecution[] byConnection = executions.computeIfAbsent(program,
-            p -> new RankExecution[Protocol.values().length * TransportKind.values().length]);
+        final Execution[] byConnection = executions.computeIfAbsent(program,
+            p -> new Execution[Protocol.values().length * TransportKind.values().length]);
         final int connection = plan.protocol().ordinal() * TransportKind.values().length + plan.transport().ordinal();
         if (byConnection[connection] == null)
         {
-            byConnection[connection] = new RankExecution(program, plan.protocol(), plan.transport(), rank,
-                group.transport);
+            byConnection[connection] = group.cuda != null ?
+                new CudaExecution(program, plan.protocol(), rank, group.cuda, plan.threads()) :
+                new RankExecution(program, plan.protocol(), plan.transport(), rank, group.transport);
         }
-        final RankExecution execution = byConnection[connection];
+        final Execution execution = byConnection[connection];
         HostReducer reducer = null;
         boolean premul = false;
         if (call.collective.isReducing())
@@ -478,8 +482,18 @@ final class LocalCommunicator implements Communicator
         {
             return 0;
         }
+        if (buffer instanceof io.jccl.DeviceBuffer device)
+        {
+            return device.address();
+        }
         final HostBuffer host = (HostBuffer)buffer;
         return BufferUtil.address(host.byteBuffer()) + host.offset();
+    }
+
+    /** @return the CUDA device of this rank, or -1 on the host backend. */
+    int cudaDevice()
+    {
+        return group.cuda == null ? -1 : group.cuda.device(rank);
     }
 
     /** @return the group's online tuner, or null. */
@@ -577,6 +591,17 @@ final class LocalCommunicator implements Communicator
         HostDevice.INSTANCE.free(scratchAddress);
         scratchAddress = 0;
         scratchLength = 0;
+        for (final Execution[] byConnection : executions.values())
+        {
+            for (final Execution e : byConnection)
+            {
+                if (e instanceof CudaExecution cuda)
+                {
+                    cuda.close();
+                }
+            }
+        }
+        executions.clear();
     }
 
     private Call lastQueued()

@@ -27,7 +27,7 @@ import java.util.List;
  * Pipelining: every chunk of every buffer is cut into pieces of {@code pieceCount} elements; iteration {@code p}
  * runs every step of a worker on piece {@code p} of the chunks the step names.
  */
-final class RankExecution
+final class RankExecution implements Execution
 {
     private static final int BUFFERS = 3;
     /** Steps that store and forward the same data do it in blocks this large, the second pass from L1/L2. */
@@ -130,7 +130,8 @@ final class RankExecution
      * @param chunkBytes     the plan's pipelining grain.
      * @param planHash       the plan's hash, carried in slot headers.
      */
-    void bind(final Call call, final HostReducer reducer, final boolean premulInput, final long inputAddress,
+    @Override
+    public void bind(final Call call, final HostReducer reducer, final boolean premulInput, final long inputAddress,
         final long outputAddress, final long scratchAddress, final long inputElements, final long outputElements,
         final int chunkBytes, final long planHash)
     {
@@ -337,7 +338,8 @@ final class RankExecution
      * @return true when every worker ran every step of every iteration and every receiver released the direct slots
      * that reference this rank's buffers (until then the caller may not touch them).
      */
-    boolean isComplete()
+    @Override
+    public boolean isComplete()
     {
         return workersDone == workers.length && undrainedSender() == null;
     }
@@ -354,32 +356,38 @@ final class RankExecution
         return null;
     }
 
-    io.jccl.Protocol protocol()
+    @Override
+    public io.jccl.Protocol protocol()
     {
         return protocol;
     }
 
-    TransportKind transport()
+    @Override
+    public TransportKind transport()
     {
         return transport;
     }
 
-    int channels()
+    @Override
+    public int channels()
     {
         return channels;
     }
 
-    long bytesDirect()
+    @Override
+    public long bytesDirect()
     {
         return bytesDirect;
     }
 
-    long slotsSent()
+    @Override
+    public long slotsSent()
     {
         return slotsSent;
     }
 
-    long bytesStaged()
+    @Override
+    public long bytesStaged()
     {
         return bytesStaged;
     }
@@ -390,7 +398,8 @@ final class RankExecution
      * @return steps executed; 0 if every unfinished worker waits on a peer or a dependency.
      * @throws JcclException if a slot from another call or plan arrives.
      */
-    int doWork()
+    @Override
+    public int doWork()
     {
         int work = 0;
         for (final WorkerState w : workers)
@@ -404,7 +413,8 @@ final class RankExecution
     }
 
     /** @return a timeout naming the collective, this rank, the first stuck worker's peer and step. */
-    JcclTimeoutException timeout(final long timeoutMs)
+    @Override
+    public JcclTimeoutException timeout(final long timeoutMs)
     {
         for (final WorkerState w : workers)
         {
@@ -434,6 +444,18 @@ final class RankExecution
         final SendConnector undrained = undrainedSender();
         return new JcclTimeoutException(call.describe() + " timed out after " + timeoutMs + " ms on rank " + rank +
             (undrained == null ? "" : ": peer rank " + undrained.peer() + " has not read this rank's buffer (direct)"));
+    }
+
+    @Override
+    public boolean ownScratch()
+    {
+        return false;
+    }
+
+    @Override
+    public boolean dividesAverage()
+    {
+        return false;
     }
 
     private final class WorkerState

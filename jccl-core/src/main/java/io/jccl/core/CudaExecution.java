@@ -1,0 +1,444 @@
+package io.jccl.core;
+
+import io.jccl.Collective;
+import io.jccl.JcclInvalidUsageException;
+import io.jccl.JcclRemoteException;
+import io.jccl.JcclTimeoutException;
+import io.jccl.Protocol;
+import io.jccl.ReduceOp;
+import io.jccl.TransportKind;
+import io.jccl.kernels.HostReducer;
+import io.jccl.kernels.cuda.CudaApi;
+import io.jccl.kernels.cuda.DeviceLayout;
+import io.jccl.kernels.cuda.KernelNames;
+import io.jccl.schedules.BufferKind;
+import io.jccl.schedules.ChunkLayout;
+import io.jccl.schedules.Opcode;
+import io.jccl.schedules.Program;
+import io.jccl.schedules.StepDescriptor;
+import io.jccl.schedules.Worker;
+import org.agrona.UnsafeApi;
+
+import java.util.List;
+
+import static io.jccl.kernels.cuda.DeviceLayout.*;
+
+/**
+ * One rank's executor of a Program on a CUDA device: a call writes the launch record, the block records, the step
+ * records and the chunk tables into pinned host memory, copies them to the device on the rank's stream, launches the
+ * interpreter kernel with one block per worker and records an event; the call is complete when the event is. The
+ * records are the Program's own ({@link StepDescriptor}), read by the kernel as the Java executor reads them; peers'
+ * FIFOs come from the {@link CudaGroup}. Made once per (communicator, program, protocol) and rebound per call;
+ * binding allocates nothing once the first call of a size has run.
+ */
+final class CudaExecution implements Execution
+{
+    private static final int BUFFERS = 3;
+    private static final int DEFAULT_THREADS = 512;
+
+    private final Program program;
+    private final Protocol protocol;
+    private final int rank;
+    private final int ranks;
+    private final CudaGroup group;
+    private final CudaApi api;
+    private final int device;
+    private final Worker[] workers;
+    private final long[] sendFifo;
+    private final long[] recvFifo;
+    private final int threads;
+    private final int maxChunkCount;
+    private final int totalSteps;
+    private final long stream;
+    private final long done;
+    /** Pinned host words the kernel polls and writes: the abort flag at 0, the error word at 8. */
+    private final long control;
+
+    // offsets in the per-call area (host staging and device copy alike)
+    private final long blocksOffset;
+    private final long rankTableOffset;
+    private final long chunkTablesOffset;
+    private final long recordsOffset;
+    private final long flagsOffset;
+    private final long progressOffset;
+    private final long areaBytes;
+    private final long staging;
+    private final long area;
+
+    private long scratch;
+    private long scratchBytes;
+    private boolean launched;
+    private String kernel;
+
+    CudaExecution(final Program program, final Protocol protocol, final int rank, final CudaGroup group,
+        final int requestedThreads)
+    {
+        if (protocol != Protocol.SIMPLE && protocol != Protocol.LL)
+        {
+            throw new JcclInvalidUsageException("protocol " + protocol + " does not run on CUDA yet (SIMPLE and LL " +
+                "do): set JCCL_PROTO=SIMPLE or LL");
+        }
+        this.program = program;
+        this.protocol = protocol;
+        this.rank = rank;
+        this.ranks = program.ranks();
+        this.group = group;
+        this.api = group.api();
+        this.device = group.device(rank);
+        final List<Worker> rankWorkers = program.workers(rank);
+        this.workers = rankWorkers.toArray(new Worker[0]);
+        final int sms = api.multiprocessorCount(device);
+        if ((long)workers.length * group.ranksSharing(rank) > sms)
+        {
+            throw new JcclInvalidUsageException("the " + program.name() + " program runs " + workers.length +
+                " workers per rank and " + group.ranksSharing(rank) + " ranks share CUDA device " + device +
+                ", which has " + sms + " multiprocessors: their kernels could not all be resident at once " +
+                "(lower JCCL_MAX_NCHANNELS or the rank count per device)");
+        }
+        this.threads = requestedThreads >= 64 && requestedThreads <= 1024 ? requestedThreads / 32 * 32 :
+            DEFAULT_THREADS;
+        this.maxChunkCount = program.maxChunkCount();
+        this.sendFifo = new long[workers.length];
+        this.recvFifo = new long[workers.length];
+        int steps = 0;
+        for (int w = 0; w < workers.length; w++)
+        {
+            final Worker worker = workers[w];
+            steps += worker.stepCount();
+            sendFifo[w] = worker.sendPeer() == Worker.NO_PEER ? 0 :
+                group.fifo(rank, worker.sendPeer(), worker.channel(), protocol.ordinal());
+            recvFifo[w] = worker.recvPeer() == Worker.NO_PEER ? 0 :
+                group.fifo(worker.recvPeer(), rank, worker.channel(), protocol.ordinal());
+        }
+        this.totalSteps = steps;
+        int chunks = 0;
+        for (final BufferKind kind : BufferKind.values())
+        {
+            final ChunkLayout layout = program.layout(kind);
+            chunks += layout == null ? 0 : layout.chunks();
+        }
+        blocksOffset = RECORD_BYTES;
+        rankTableOffset = blocksOffset + (long)RECORD_BYTES * workers.length;
+        chunkTablesOffset = rankTableOffset + 128;
+        recordsOffset = chunkTablesOffset + 16L * chunks;
+        flagsOffset = recordsOffset + 4L * StepDescriptor.WIDTH * totalSteps;
+        progressOffset = (flagsOffset + totalSteps + 7) & -8L;
+        areaBytes = progressOffset + 8L * workers.length;
+        api.setDevice(device);
+        this.stream = api.streamCreate();
+        this.done = api.eventCreate();
+        this.staging = api.mallocHost(areaBytes);
+        this.area = api.malloc(areaBytes);
+        this.control = api.mallocHost(64);
+        UnsafeApi.setMemory(staging, areaBytes, (byte)0);
+        UnsafeApi.setMemory(control, 64, (byte)0);
+        writeStatic();
+    }
+
+    /** The parts of the area no call changes: block records and step records. */
+    private void writeStatic()
+    {
+        long records = recordsOffset;
+        long flags = flagsOffset;
+        for (int w = 0; w < workers.length; w++)
+        {
+            final Worker worker = workers[w];
+            final long block = staging + blocksOffset + (long)RECORD_BYTES * w;
+            UnsafeApi.putLong(block + B_STEPS, area + records);
+            UnsafeApi.putLong(block + B_STEP_COUNT, worker.stepCount());
+            UnsafeApi.putLong(block + B_FLAGS, area + flags);
+            UnsafeApi.putLong(block + B_SEND_FIFO, sendFifo[w]);
+            UnsafeApi.putLong(block + B_RECV_FIFO, recvFifo[w]);
+            UnsafeApi.putLong(block + B_PROGRESS, area + progressOffset);
+            UnsafeApi.putLong(block + B_WORKER_INDEX, w);
+            UnsafeApi.putLong(block + B_RANK_TABLE, area + rankTableOffset);
+            UnsafeApi.putLong(block + B_FIRST_BLOCK, 0);
+            final int[] steps = worker.records();
+            for (int i = 0; i < steps.length; i++)
+            {
+                UnsafeApi.putInt(staging + records + 4L * i, steps[i]);
+            }
+            records += 4L * steps.length;
+            flags += worker.stepCount();
+        }
+        long table = chunkTablesOffset;
+        for (final BufferKind kind : BufferKind.values())
+        {
+            final ChunkLayout layout = program.layout(kind);
+            final int chunks = layout == null ? 0 : layout.chunks();
+            UnsafeApi.putLong(staging + rankTableOffset + 8L * (3 + kind.ordinal()), area + table);
+            UnsafeApi.putLong(staging + rankTableOffset + 8L * (6 + kind.ordinal()), area + table + 8L * chunks);
+            table += 16L * chunks;
+        }
+    }
+
+    @Override
+    public void bind(final Call call, final HostReducer reducer, final boolean premulInput, final long inputAddress,
+        final long outputAddress, final long scratchAddress, final long inputElements, final long outputElements,
+        final int chunkBytes, final long planHash)
+    {
+        final int elemSize = call.type.byteSize();
+        final long[] elements = {inputElements, outputElements, program.scratchElements(inputElements)};
+        final long[] bases = {inputAddress, outputAddress, deviceScratch(elements[2] * elemSize)};
+        long longestChunk = 0;
+        long table = chunkTablesOffset;
+        for (final BufferKind kind : BufferKind.values())
+        {
+            final ChunkLayout layout = program.layout(kind);
+            final int b = kind.ordinal();
+            UnsafeApi.putLong(staging + rankTableOffset + 8L * b, bases[b]);
+            final int chunks = layout == null ? 0 : layout.chunks();
+            for (int c = 0; c < chunks; c++)
+            {
+                final long length = layout.length(elements[b], c);
+                UnsafeApi.putLong(staging + table + 8L * c, layout.start(elements[b], c));
+                UnsafeApi.putLong(staging + table + 8L * (chunks + c), length);
+                longestChunk = Math.max(longestChunk, length);
+            }
+            table += 16L * chunks;
+        }
+        final int payload = DeviceLayout.payloadBytes(protocol.ordinal());
+        final long pieceBytes = Math.min(chunkBytes, (payload - (long)REGION_ALIGN * maxChunkCount) / maxChunkCount);
+        final long pieceCount = Math.max(1, pieceBytes / elemSize);
+        final long iterations = Math.max(1, (longestChunk + pieceCount - 1) / pieceCount);
+        writeFlags(premulInput, inputAddress, outputAddress, elemSize, elements);
+        final double scalar = call.op == null ? 0 : call.op.kind() == ReduceOp.Kind.AVG ? 1.0 / ranks :
+            call.op.kind() == ReduceOp.Kind.PREMULSUM ? call.op.scalar() : 0;
+        UnsafeApi.putLong(staging + L_BLOCKS, workers.length);
+        UnsafeApi.putLong(staging + L_ELEM_SIZE, elemSize);
+        UnsafeApi.putLong(staging + L_PIECE_COUNT, pieceCount);
+        UnsafeApi.putLong(staging + L_ITERATIONS, iterations);
+        UnsafeApi.putLong(staging + L_SCALAR_F, Double.doubleToRawLongBits(scalar));
+        UnsafeApi.putLong(staging + L_SCALAR_I, Double.isFinite(scalar) ? HostReducer.integerScalar(scalar) : 0);
+        UnsafeApi.putLong(staging + L_ABORT_ADDR, control);
+        UnsafeApi.putLong(staging + L_TAG, tag(call, planHash));
+        UnsafeApi.putLong(staging + L_ERROR_ADDR, control + 8);
+        UnsafeApi.putLong(staging + L_PAYLOAD_BYTES, payload);
+        UnsafeApi.setMemory(staging + progressOffset, 8L * workers.length, (byte)0);
+        UnsafeApi.putIntVolatile(null, control, 0);
+        UnsafeApi.putLongVolatile(null, control + 8, 0);
+
+        kernel = call.collective.isReducing() ? KernelNames.interpreter(protocol, call.type, call.op.kind()) :
+            KernelNames.interpreterCopy(protocol);
+        api.setDevice(device);
+        final long function = group.function(device, kernel);
+        api.memcpyAsync(area, staging, areaBytes, stream);
+        api.launch(function, workers.length, threads, 0, stream, area);
+        if (dividesAverage(call) && (call.collective != Collective.REDUCE || call.root == rank))
+        {
+            final long divide = group.function(device, KernelNames.divide(call.type));
+            api.launch(divide, Math.max(1, Math.min(1024, (int)((call.count + 1023) / 1024))), 256, 0, stream,
+                outputAddress, call.count, ranks);
+        }
+        api.eventRecord(done, stream);
+        launched = true;
+    }
+
+    private static boolean dividesAverage(final Call call)
+    {
+        return call.op != null && call.op.kind() == ReduceOp.Kind.AVG && !call.type.isFloatingPoint();
+    }
+
+    /** Call sequence, shape and plan in one word, never 0, so a slot of another call or plan is told apart. */
+    private static long tag(final Call call, final long planHash)
+    {
+        final long tag = (call.seq * 0x9E3779B97F4A7C15L) ^ call.shape ^ (planHash * 31);
+        return tag == 0 ? 1 : tag;
+    }
+
+    /**
+     * Premultiplication per step, as the Java executor decides it per piece: a source (or REDUCE's destination)
+     * chunk is premultiplied while it still holds the caller's input, that is until an earlier step of this rank
+     * wrote it (in place, through the output chunk at the same address). Steps run in order within a worker; the
+     * generators never let two workers write the chunks another reads.
+     */
+    private void writeFlags(final boolean premul, final long input, final long output, final int elemSize,
+        final long[] elements)
+    {
+        final ChunkLayout in = program.layout(BufferKind.INPUT);
+        final ChunkLayout out = program.layout(BufferKind.OUTPUT);
+        final boolean[] written = new boolean[in.chunks()];
+        long flags = staging + flagsOffset;
+        for (final Worker worker : workers)
+        {
+            for (int s = 0; s < worker.stepCount(); s++)
+            {
+                final Opcode op = worker.opcode(s);
+                int f = 0;
+                if (premul && op.readsSource() && raw(worker.field(s, StepDescriptor.SRC_BUFFER),
+                    worker.field(s, StepDescriptor.SRC_CHUNK), written, in, out, input, output, elemSize, elements))
+                {
+                    f |= FLAG_PREMUL_SOURCE;
+                }
+                if (premul && op == Opcode.REDUCE && raw(worker.field(s, StepDescriptor.DST_BUFFER),
+                    worker.field(s, StepDescriptor.DST_CHUNK), written, in, out, input, output, elemSize, elements))
+                {
+                    f |= FLAG_PREMUL_DESTINATION;
+                }
+                UnsafeApi.putByte(flags++, (byte)f);
+                if (premul && op.writesDestination())
+                {
+                    for (int j = 0; j < worker.field(s, StepDescriptor.CHUNK_COUNT); j++)
+                    {
+                        final int k = inputChunk(worker.field(s, StepDescriptor.DST_BUFFER),
+                            worker.field(s, StepDescriptor.DST_CHUNK) + j, in, out, input, output, elemSize,
+                            elements);
+                        if (k >= 0)
+                        {
+                            written[k] = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private static boolean raw(final int buffer, final int chunk, final boolean[] written, final ChunkLayout in,
+        final ChunkLayout out, final long input, final long output, final int elemSize, final long[] elements)
+    {
+        final int k = inputChunk(buffer, chunk, in, out, input, output, elemSize, elements);
+        return k >= 0 && !written[k];
+    }
+
+    /** @return the input chunk a (buffer, chunk) shares memory with, or -1. */
+    private static int inputChunk(final int buffer, final int chunk, final ChunkLayout in, final ChunkLayout out,
+        final long input, final long output, final int elemSize, final long[] elements)
+    {
+        if (buffer == BufferKind.INPUT.ordinal())
+        {
+            return chunk;
+        }
+        if (buffer != BufferKind.OUTPUT.ordinal() || input == 0 || output == 0)
+        {
+            return -1;
+        }
+        final long address = output + out.start(elements[1], chunk) * elemSize;
+        final long length = out.length(elements[1], chunk);
+        for (int k = 0; k < in.chunks(); k++)
+        {
+            if (input + in.start(elements[0], k) * elemSize == address && in.length(elements[0], k) == length &&
+                length > 0)
+            {
+                return k;
+            }
+        }
+        return -1;
+    }
+
+    private long deviceScratch(final long bytes)
+    {
+        if (bytes == 0)
+        {
+            return 0;
+        }
+        if (bytes > scratchBytes)
+        {
+            api.setDevice(device);
+            if (scratch != 0)
+            {
+                api.streamSynchronize(stream);
+                api.free(scratch);
+            }
+            scratch = api.malloc(bytes);
+            scratchBytes = bytes;
+        }
+        return scratch;
+    }
+
+    @Override
+    public boolean ownScratch()
+    {
+        return true;
+    }
+
+    @Override
+    public int doWork()
+    {
+        return 0;
+    }
+
+    @Override
+    public boolean isComplete()
+    {
+        if (!launched || !api.eventQuery(done))
+        {
+            return false;
+        }
+        final long error = UnsafeApi.getLongVolatile(null, control + 8);
+        if (error != 0)
+        {
+            throw new JcclRemoteException("the CUDA kernel " + kernel + " of rank " + rank + " received from a peer " +
+                (error == ERROR_TAG ? "a slot of another call or plan" : "a slot of another length") +
+                ": the ranks do not run the same sequence of calls");
+        }
+        launched = false;
+        return true;
+    }
+
+    @Override
+    public JcclTimeoutException timeout(final long timeoutMs)
+    {
+        UnsafeApi.putIntVolatile(null, control, 1);
+        api.streamSynchronize(stream);
+        launched = false;
+        return new JcclTimeoutException("the CUDA kernel " + kernel + " of rank " + rank + " on device " + device +
+            " did not finish within " + timeoutMs + " ms (" + program.name() + " program): it was aborted; a peer " +
+            "rank did not make the same call");
+    }
+
+    /** Stops a running kernel (abort) and frees the device memory of this executor. */
+    void close()
+    {
+        UnsafeApi.putIntVolatile(null, control, 1);
+        api.setDevice(device);
+        api.streamSynchronize(stream);
+        api.free(area);
+        api.free(scratch);
+        api.freeHost(staging);
+        api.freeHost(control);
+        api.eventDestroy(done);
+        api.streamDestroy(stream);
+    }
+
+    @Override
+    public Protocol protocol()
+    {
+        return protocol;
+    }
+
+    @Override
+    public TransportKind transport()
+    {
+        return TransportKind.P2P;
+    }
+
+    @Override
+    public int channels()
+    {
+        return program.channels();
+    }
+
+    @Override
+    public long slotsSent()
+    {
+        return 0;
+    }
+
+    @Override
+    public long bytesStaged()
+    {
+        return 0;
+    }
+
+    @Override
+    public long bytesDirect()
+    {
+        return 0;
+    }
+
+    @Override
+    public boolean dividesAverage()
+    {
+        return true;
+    }
+}

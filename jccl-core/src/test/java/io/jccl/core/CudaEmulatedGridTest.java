@@ -1,0 +1,237 @@
+package io.jccl.core;
+
+import io.jccl.Buffer;
+import io.jccl.Collective;
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.DeviceBuffer;
+import io.jccl.HostBuffer;
+import io.jccl.JcclInvalidArgumentException;
+import io.jccl.JcclInvalidUsageException;
+import io.jccl.JcclTimeoutException;
+import io.jccl.Protocol;
+import io.jccl.ReduceOp;
+import io.jccl.Stream;
+import io.jccl.Work;
+import io.jccl.core.CollectiveGrid.GridCase;
+import io.jccl.core.CollectiveHarness.RankBuffers;
+import io.jccl.kernels.cuda.EmulatedCuda;
+import org.agrona.BufferUtil;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The CUDA executor without a GPU: communicators on {@link EmulatedCuda}, whose launches of the interpreter kernel
+ * run in Java over the same launch, block and step records, chunk tables and FIFOs (SIMPLE slots with headers, LL
+ * words with flags) the kernel reads. The covering-array grid runs with every rank's buffers as
+ * {@link DeviceBuffer}s (the emulated device addresses host memory, so the harness's guard bytes and reference
+ * checks apply unchanged), alternating SIMPLE and LL; the calls stay on the same communicators from case to case, so
+ * the FIFO counters, which never reset, are exercised across calls too.
+ */
+class CudaEmulatedGridTest
+{
+    private static final long JCCL_TIMEOUT_MS = 60_000;
+    private static final EmulatedCuda CUDA = new EmulatedCuda();
+    private static final Map<String, Communicator[]> COMMUNICATORS = new HashMap<>();
+
+    static java.util.stream.Stream<Object[]> cases()
+    {
+        final List<GridCase> all = CollectiveGrid.ciCases();
+        return IntStream.range(0, all.size())
+            .mapToObj(i -> new Object[] {all.get(i), i % 2 == 0 ? Protocol.SIMPLE : Protocol.LL});
+    }
+
+    @ParameterizedTest(name = "{index}: {0} {1}")
+    @MethodSource("cases")
+    @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void shouldMatchReferenceOnEmulatedCuda(final GridCase gridCase, final Protocol protocol)
+    {
+        final String key = gridCase.ranks() + "/" + gridCase.algorithm() + "/" + gridCase.pipeline() + "/" + protocol;
+        final Communicator[] comms;
+        synchronized (COMMUNICATORS)
+        {
+            comms = COMMUNICATORS.computeIfAbsent(key, k -> Jccl.initAll(new Context()
+                .cuda(CUDA)
+                .algorithm(gridCase.algorithm())
+                .protocol(protocol)
+                .timeoutMs(JCCL_TIMEOUT_MS)
+                .channels(gridCase.pipeline().channels)
+                .chunkBytes(gridCase.pipeline().chunkBytes), gridCase.ranks()));
+        }
+        boolean ok = false;
+        try
+        {
+            final ByteBuffer[] inputs = CollectiveHarness.inputs(gridCase);
+            final ByteBuffer expected = ReferenceCollectives.expected(gridCase.collective(), gridCase.algorithm(),
+                inputs, gridCase.count(), gridCase.type(), gridCase.op(), gridCase.root());
+            final RankBuffers[] buffers = CollectiveHarness.buffers(gridCase, inputs, expected);
+            for (final RankBuffers b : buffers)
+            {
+                b.send = device(b.send);
+                b.recv = device(b.recv);
+            }
+            CollectiveHarness.run(gridCase, comms, buffers);
+            CollectiveHarness.check(gridCase.type(), buffers);
+            ok = true;
+        }
+        finally
+        {
+            if (!ok)
+            {
+                synchronized (COMMUNICATORS)
+                {
+                    COMMUNICATORS.remove(key);
+                }
+                for (final Communicator c : comms)
+                {
+                    c.abort();
+                }
+            }
+        }
+    }
+
+    /** The emulated device reads host addresses: a host buffer's memory, passed as device memory of device 0. */
+    private static Buffer device(final Buffer buffer)
+    {
+        if (!(buffer instanceof HostBuffer host))
+        {
+            return buffer;
+        }
+        return DeviceBuffer.of(BufferUtil.address(host.byteBuffer()) + host.offset(), Math.max(1, host.length()), 0);
+    }
+
+    @Test
+    void shouldRefuseHostBuffersOnCudaRanks()
+    {
+        final Communicator[] comms = Jccl.initAll(new Context().cuda(CUDA), 1);
+        try
+        {
+            final HostBuffer host = HostBuffer.allocate(64);
+            final JcclInvalidArgumentException ex = assertThrows(JcclInvalidArgumentException.class,
+                () -> comms[0].allReduce(host, host, 4, DataType.FLOAT32, ReduceOp.SUM));
+            assertTrue(ex.getMessage().startsWith("send is HostBuffer"), ex.getMessage());
+            assertTrue(ex.getMessage().contains("CUDA device 0"), ex.getMessage());
+            final Buffer other = DeviceBuffer.of(CUDA.malloc(64), 64, 1);
+            final JcclInvalidArgumentException wrongDevice = assertThrows(JcclInvalidArgumentException.class,
+                () -> comms[0].allReduce(device(host), other, 4, DataType.FLOAT32, ReduceOp.SUM));
+            assertTrue(wrongDevice.getMessage().startsWith("recv is DeviceBuffer{device=1"), wrongDevice.getMessage());
+        }
+        finally
+        {
+            comms[0].close();
+        }
+    }
+
+    @Test
+    void shouldRefuseMoreWorkersThanMultiprocessorsBeforeLaunching()
+    {
+        final Communicator[] comms = Jccl.initAll(new Context().cuda(new EmulatedCuda(1, 4)).channels(4)
+            .algorithm(io.jccl.Algorithm.RING), 2);
+        try
+        {
+            final long memory = CUDA.malloc(1 << 16);
+            final Buffer b = DeviceBuffer.of(memory, 1 << 16, 0);
+            final Work work = comms[0].allReduce(b, b, 1024, DataType.FLOAT32, ReduceOp.SUM, Stream.DEFAULT);
+            final JcclInvalidUsageException ex = assertThrows(JcclInvalidUsageException.class, work::join);
+            assertTrue(ex.getMessage().contains("4 multiprocessors"), ex.getMessage());
+        }
+        finally
+        {
+            for (final Communicator c : comms)
+            {
+                c.abort();
+                c.close();
+            }
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldTimeOutAndAbortTheKernelWhenAPeerNeverCalls()
+    {
+        final Communicator[] comms = Jccl.initAll(new Context().cuda(CUDA).timeoutMs(500), 2);
+        try
+        {
+            final long memory = CUDA.malloc(4096);
+            final Buffer b = DeviceBuffer.of(memory, 4096, 0);
+            final JcclTimeoutException ex = assertThrows(JcclTimeoutException.class,
+                () -> comms[0].allReduce(b, b, 256, DataType.INT32, ReduceOp.SUM));
+            assertTrue(ex.getMessage().contains("CUDA kernel jccl_interp_"), ex.getMessage());
+        }
+        finally
+        {
+            for (final Communicator c : comms)
+            {
+                c.abort();
+                c.close();
+            }
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldDivideIntegerAverageOnTheDevice() throws Exception
+    {
+        final int n = 3;
+        final Communicator[] comms = Jccl.initAll(new Context().cuda(CUDA), n);
+        final long[] memory = new long[n];
+        try
+        {
+            final Work[] works = new Work[n];
+            Jccl.groupStart();
+            for (int r = 0; r < n; r++)
+            {
+                memory[r] = CUDA.malloc(4 * 100);
+                for (int i = 0; i < 100; i++)
+                {
+                    org.agrona.UnsafeApi.putInt(memory[r] + 4L * i, i * (r + 1));
+                }
+                final Buffer b = DeviceBuffer.of(memory[r], 400, 0);
+                works[r] = comms[r].allReduce(b, b, 100, DataType.INT32, ReduceOp.AVG, Stream.DEFAULT);
+            }
+            Jccl.groupEnd();
+            for (final Work w : works)
+            {
+                w.join();
+            }
+            for (int r = 0; r < n; r++)
+            {
+                for (int i = 0; i < 100; i++)
+                {
+                    assertEquals(i * 6 / 3, org.agrona.UnsafeApi.getInt(memory[r] + 4L * i), "rank " + r + " [" + i + "]");
+                }
+            }
+        }
+        finally
+        {
+            for (final Communicator c : comms)
+            {
+                c.close();
+            }
+        }
+    }
+
+    @AfterAll
+    static void closeCommunicators()
+    {
+        synchronized (COMMUNICATORS)
+        {
+            COMMUNICATORS.values().forEach(comms -> java.util.Arrays.stream(comms).forEach(Communicator::close));
+            COMMUNICATORS.clear();
+        }
+    }
+}
