@@ -22,7 +22,8 @@ import java.util.function.LongSupplier;
  * {@code reduce_perf}, {@code alltoall_perf}; the {@code _perf} suffix may be left out) and the flags are
  * nccl-tests' ({@link BenchOptions}); and two commands for MSCCL XML schedules: {@code jccl-bench verify FILE...}
  * ({@link VerifyCommand}) and {@code jccl-bench export --coll C -g N ...} ({@link ExportCommand}); and
- * {@code jccl-bench plot FILE.csv... -o out.png} ({@link PlotCommand}), which draws result files.
+ * {@code jccl-bench plot FILE.csv... -o out.png} ({@link PlotCommand}), which draws result files; and
+ * {@code jccl-bench gpu-check} ({@link GpuCheckCommand}), the GPU machine's one-call check.
  * <p>
  * With {@code --sweep}, a tool runs once per combination of knob values and once without them, then sums up
  * ({@link SweepRunner}). With {@code --csv} and {@code -J/--output_file} it also writes its rows to result files
@@ -75,7 +76,11 @@ public final class JcclBench
             "collective it declares; --strict adds what MSCCL's C executors would refuse",
         "       jccl-bench export --coll <collective> [--algo ring|tree] -g <ranks> [--channels C] [--root R] " +
             "[--proto simple|ll|ll128]",
-        "         write a built-in algorithm as MSCCL XML on stdout");
+        "         write a built-in algorithm as MSCCL XML on stdout",
+        "       jccl-bench gpu-check [--emulated] [--quick]",
+        "         on a GPU (bench/gpu-check.sh): driver and device, copy and sum kernel bandwidth on 1 GiB, every " +
+            "collective x type x op on 1, 2 and 4 ranks sharing the GPU compared with the host backend bit for " +
+            "bit; --emulated runs it on the device double");
 
     private static final Logger LOG = LoggerFactory.getLogger(JcclBench.class);
 
@@ -193,6 +198,10 @@ public final class JcclBench
         if ("plot".equals(args[0]))
         {
             return PlotCommand.run(rest, out, err);
+        }
+        if ("gpu-check".equals(args[0]))
+        {
+            return GpuCheckCommand.run(rest, out, err);
         }
         final BenchTool tool;
         try

@@ -156,6 +156,46 @@ class JcclBenchOnCoreTest
         }
     }
 
+    @Test
+    @Timeout(180)
+    void shouldRunEveryCollectiveRightOnTheCudaPathOfTheDeviceDouble()
+    {
+        // --device emulated: device buffers, the interpreter kernel's records run in Java, results copied back
+        for (final String tool : List.of("all_reduce_perf", "all_gather_perf", "reduce_scatter_perf", "broadcast_perf",
+            "reduce_perf"))
+        {
+            final int status = runTool(tool, "-b", "64", "-e", "256K", "-f", "64", "-g", "4", "-c", "1", "-d",
+                "half", "--device", "emulated");
+            assertEquals(0, status, tool + ": " + stdout + stderr);
+            final List<String> rows = assertEveryRowRight(new long[] {64, 4096, 262144});
+            assertTrue(rows.get(2).trim().endsWith("/512K"), "pieces fill a 512 KiB slot on a GPU: " + rows.get(2));
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldNameTheDeviceFlagAndTheMissingDriver()
+    {
+        assertEquals(2, runTool("all_reduce_perf", "-b", "8", "-e", "8", "--device", "gpu"), stdout + stderr);
+        assertTrue(stderr.contains("--device") && stderr.contains("gpu"), stderr);
+        org.junit.jupiter.api.Assumptions.assumeFalse(io.jccl.kernels.cuda.CudaProbe.availability().available(),
+            "a CUDA device is present: --device cuda would run");
+        assertEquals(2, runTool("all_reduce_perf", "-b", "8", "-e", "8", "--device", "cuda"), stdout + stderr);
+        assertTrue(stderr.contains("--device cuda was asked for but "), stderr);
+        assertEquals(0, runTool("all_reduce_perf", "-b", "8", "-e", "8", "--device", "auto"), stdout + stderr);
+        assertTrue(stdout.contains("\n# Out of bounds values : 0 OK\n"), stdout);
+    }
+
+    @Test
+    @Timeout(180)
+    void shouldPassTheGpuCheckOnTheDeviceDouble()
+    {
+        assertEquals(0, runExactly("gpu-check", "--emulated"), stdout + stderr);
+        assertTrue(stdout.contains("RESULT grid_wrong_cases 0\n"), stdout);
+        assertTrue(stdout.contains("RESULT grid_cases 2880\n"), stdout);
+        assertTrue(stdout.contains("RESULT sum_kernel_GBps "), stdout);
+    }
+
     private int runTool(final String... args)
     {
         final String[] all = Arrays.copyOf(args, args.length + 6);

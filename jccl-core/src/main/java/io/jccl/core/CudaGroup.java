@@ -19,12 +19,16 @@ final class CudaGroup
 {
     private final CudaApi api;
     private final int[] deviceOfRank;
+    /**
+     * Modules by (driver, device, PTX file), for the life of the process: the driver compiles a module's PTX for the
+     * device when it is loaded (122 kernels for the interpreter), so every communicator of the process shares one.
+     */
+    private static final Map<CudaApi, Map<String, Long>> MODULES = new java.util.WeakHashMap<>();
+    private static final PtxResources PTX = new PtxResources();
+
     private final Map<String, Long> functions = new HashMap<>();
-    private final Map<Integer, Long> interpreterModules = new HashMap<>();
-    private final Map<Integer, Long> elementwiseModules = new HashMap<>();
     private final Map<Long, Long> fifos = new HashMap<>();
     private final int[] ranksOnDevice;
-    private final PtxResources ptx = new PtxResources();
 
     /**
      * @param api   the driver.
@@ -84,6 +88,35 @@ final class CudaGroup
     }
 
     /**
+     * The plan as it runs on the GPU where the caller pinned neither channels nor chunk: channels (blocks per
+     * rank) grow with the message, 1 below 64 KiB up to 16, within what the ranks sharing the device leave of its
+     * multiprocessors (two workers per channel at most); pieces fill a FIFO slot, since a GPU moves a slot at once;
+     * LL128, not built for CUDA yet, runs as SIMPLE unless the protocol was pinned.
+     *
+     * @param plan        the tuner's plan.
+     * @param bytes       the call's size (NCCL's nBytes).
+     * @param rank        the rank.
+     * @param constraints what the caller pinned.
+     * @return the plan to run.
+     */
+    io.jccl.Plan shape(final io.jccl.Plan plan, final long bytes, final int rank,
+        final io.jccl.autotune.PlanConstraints constraints)
+    {
+        int channels = plan.channels();
+        if (constraints.minChannels() == 1 && constraints.maxChannels() == io.jccl.Plan.MAX_CHANNELS)
+        {
+            final int fit = Math.max(1, api.multiprocessorCount(device(rank)) / (2 * ranksSharing(rank)));
+            channels = Math.min(fit, bytes < (64 << 10) ? 1 : bytes < (1 << 20) ? 2 : bytes < (16 << 20) ? 4 : 16);
+        }
+        // LL128 is not built for CUDA yet: unless pinned (which then fails naming it), its sizes run SIMPLE
+        final io.jccl.Protocol protocol = plan.protocol() == io.jccl.Protocol.LL128 && constraints.protoSpec() == null ?
+            io.jccl.Protocol.SIMPLE : plan.protocol();
+        final int chunk = constraints.chunkBytes() != 0 ? plan.chunkBytes() :
+            DeviceLayout.payloadBytes(protocol == io.jccl.Protocol.SIMPLE ? 0 : 1);
+        return new io.jccl.Plan(plan.algorithm(), protocol, plan.transport(), channels, plan.threads(), chunk);
+    }
+
+    /**
      * @param device a device, current on the calling thread.
      * @param name   a kernel of jccl's PTX.
      * @return the function, loading its module on first use.
@@ -96,9 +129,13 @@ final class CudaGroup
         {
             return known;
         }
-        final Map<Integer, Long> modules = name.startsWith("jccl_interp_") ? interpreterModules : elementwiseModules;
-        final Long module = modules.computeIfAbsent(device, d -> api.moduleLoad(ptx.load(
-            name.startsWith("jccl_interp_") ? KernelNames.INTERPRETER : KernelNames.ELEMENTWISE)));
+        final String base = name.startsWith("jccl_interp_") ? KernelNames.INTERPRETER : KernelNames.ELEMENTWISE;
+        final long module;
+        synchronized (MODULES)
+        {
+            module = MODULES.computeIfAbsent(api, a -> new HashMap<>()).computeIfAbsent(device + "/" + base,
+                k -> api.moduleLoad(PTX.load(base)));
+        }
         final long function = api.function(module, name);
         functions.put(key, function);
         return function;

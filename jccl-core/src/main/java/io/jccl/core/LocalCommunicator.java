@@ -389,7 +389,10 @@ final class LocalCommunicator implements Communicator
     {
         final MscclSchedule schedule = tuned != null || group.tuner.constraints().algoSpec() != null ? null :
             group.schedules.select(call.collective, size(), call.inPlace, call.count, call.type.byteSize());
-        final Plan plan = tuned != null ? tuned : schedule == null ? plan(call) : schedulePlan(schedule);
+        final Plan chosen = tuned != null ? tuned : schedule == null ? plan(call) : schedulePlan(schedule);
+        // the cost model is the host's: on a GPU, unpinned channels and chunk follow the size and the device
+        final Plan plan = group.cuda == null || tuned != null || schedule != null ? chosen :
+            group.cuda.shape(chosen, request(call).bytes(), rank, group.tuner.constraints());
         final Program program = schedule != null ? schedule.program() : group.program(plan.algorithm(),
             call.collective, plan.channels(), call.collective.isRooted() ? call.root : -1);
         final Execution[] byConnection = executions.computeIfAbsent(program,

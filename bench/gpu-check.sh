@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# bench/gpu-check.sh [LOG_DIR]: jccl's GPU check in one call, for a machine with a GPU and no JDK (../shared/GPU.md).
+# Build here first, then carry the runtime and the jar along:
+#   mvn -B -q -DskipTests -Dmaven.javadoc.skip -Dmaven.source.skip install && bench/make-gpu-bundle.sh
+#   (device tool) run: bash bench/gpu-check.sh "$OUT"   carry: bench/target/gpu-runtime bench/target/jccl-bench.jar
+# It prints the driver and the device, checks every collective x type x op on 1, 2 and 4 ranks sharing the GPU
+# against the host backend bit for bit, times a device copy, jccl's sum kernel and PyTorch's torch.add on 1 GiB
+# float, runs all_reduce_perf -g 4 -b 8 -e 1G -f 4 -c 1 --device cuda, and ends with a table. Logs go to LOG_DIR
+# ($OUT/gpu-check by default). Each step has its own time limit; the whole stays under 5 minutes.
+# JCCL_GPU_CHECK_EMULATED=1 rehearses it on a machine without a GPU (the device double, 16 MiB at most).
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+log="${1:-${OUT:-/tmp}/gpu-check}"
+mkdir -p "$log/tmp"
+java="$root/bench/target/gpu-runtime/bin/java"
+[[ -x "$java" ]] || java="java"
+jar="$root/bench/target/jccl-bench.jar"
+jopts=(--add-exports java.base/jdk.internal.misc=ALL-UNNAMED -Djava.io.tmpdir="$log/tmp" -Xmx8g
+    -XX:MaxDirectMemorySize=24g)
+# the driver compiles the PTX once; keep its cache with the logs' machine, large enough for the interpreter
+export CUDA_CACHE_MAXSIZE=1073741824
+
+step()
+{
+    local name="$1" limit="$2"
+    shift 2
+    local start=$SECONDS
+    timeout "$limit" "$@" > "$log/$name.log" 2>&1
+    local rc=$?
+    echo "$name: exit $rc after $((SECONDS - start)) s (log $log/$name.log)"
+    tail -n 4 "$log/$name.log" | sed 's/^/    /'
+    return $rc
+}
+
+echo "== gpu-check $(date -u +%FT%TZ) on $(hostname)"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | sed 's/^/nvidia-smi: /'
+
+emulated=()
+device=cuda
+max=1G
+if [[ "${JCCL_GPU_CHECK_EMULATED:-0}" == 1 ]]; then
+    emulated=(--emulated)
+    device=emulated
+    max=16M
+fi
+
+step check 150 "$java" "${jopts[@]}" -jar "$jar" gpu-check "${emulated[@]}"
+check_rc=$?
+grep -E '^(WRONG|grid:)' "$log/check.log" | head -30
+
+step torch 60 python3 - <<'PY'
+import torch
+n = (1 << 30) // 4
+a = torch.full((n,), 0.747, device="cuda", dtype=torch.float32)
+b = torch.full((n,), 3.0, device="cuda", dtype=torch.float32)
+c = torch.empty_like(a)
+def median(fn, runs=20):
+    for _ in range(2):
+        fn()
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    ms = []
+    for _ in range(runs):
+        s.record(); fn(); e.record(); torch.cuda.synchronize(); ms.append(s.elapsed_time(e))
+    ms.sort()
+    return ms[runs // 2]
+add = median(lambda: torch.add(a, b, out=c))
+copy = median(lambda: c.copy_(a))
+print("RESULT torch_add_GBps %.1f" % (3 * (1 << 30) / add / 1e6))
+print("RESULT torch_copy_GBps %.1f" % (2 * (1 << 30) / copy / 1e6))
+PY
+
+step all_reduce_perf 150 "$java" "${jopts[@]}" -jar "$jar" all_reduce_perf -g 4 -b 8 -e "$max" -f 4 -c 1 \
+    --device "$device"
+perf_rc=$?
+grep -vE '^#' "$log/all_reduce_perf.log" | grep -E '^ +[0-9]' | sed 's/^/    /'
+
+value() { grep -h "^RESULT $1 " "$log"/*.log 2>/dev/null | tail -1 | cut -d' ' -f3-; }
+last_row="$(grep -E '^ +[0-9]+ ' "$log/all_reduce_perf.log" 2>/dev/null | tail -1)"
+wrong_rows="$(grep -E '^ +[0-9]+ ' "$log/all_reduce_perf.log" 2>/dev/null | awk '$9 != 0 || $13 != 0' | wc -l)"
+echo
+echo "== gpu-check table"
+printf '%-34s %s\n' "driver" "$(value driver)"
+printf '%-34s %s\n' "device" "$(value device0)"
+printf '%-34s %s\n' "module load (ms, first JIT)" "$(value module_load_ms)"
+printf '%-34s %s\n' "cuMemcpy D2D (GB/s, rd+wr)" "$(value memcpy_d2d_GBps)"
+printf '%-34s %s\n' "torch copy_ (GB/s, rd+wr)" "$(value torch_copy_GBps)"
+printf '%-34s %s\n' "jccl copy kernel (GB/s)" "$(value copy_kernel_GBps)"
+printf '%-34s %s\n' "jccl sum kernel 1 GiB (GB/s)" "$(value sum_kernel_GBps)"
+printf '%-34s %s\n' "torch.add 1 GiB (GB/s)" "$(value torch_add_GBps)"
+printf '%-34s %s\n' "grid vs host (cases / wrong)" "$(value grid_cases) / $(value grid_wrong_cases) (exit $check_rc)"
+printf '%-34s %s\n' "all_reduce_perf -g 4 wrong rows" "$wrong_rows (exit $perf_rc)"
+printf '%-34s %s\n' "all_reduce_perf $max busbw (GB/s)" "$(echo "$last_row" | awk '{print $8 " out-of-place, " $12 " in-place"}')"
+exit $(( check_rc != 0 || perf_rc != 0 ))

@@ -1,0 +1,390 @@
+package io.jccl.bench;
+
+import io.jccl.Algorithm;
+import io.jccl.Buffer;
+import io.jccl.Collective;
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.DeviceBuffer;
+import io.jccl.HostBuffer;
+import io.jccl.Protocol;
+import io.jccl.ReduceOp;
+import io.jccl.Stream;
+import io.jccl.Work;
+import io.jccl.core.Context;
+import io.jccl.core.Jccl;
+import io.jccl.kernels.cuda.CudaApi;
+import io.jccl.kernels.cuda.CudaProbe;
+import io.jccl.kernels.cuda.EmulatedCuda;
+import io.jccl.kernels.cuda.KernelNames;
+import io.jccl.kernels.cuda.PtxResources;
+import org.agrona.BufferUtil;
+
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * {@code jccl-bench gpu-check [--emulated] [--quick]}: what {@code bench/gpu-check.sh} runs on a GPU machine in one
+ * call. It prints the driver and the device; times a device-to-device copy, jccl's copy kernel and its float32 sum
+ * kernel on 1 GiB (CUDA events, median of repeated runs, bytes read plus written per second); and runs the
+ * correctness grid, every collective x type x op with 1, 2 and 4 ranks sharing the GPU, both protocols and both
+ * algorithms, comparing every output byte with the host backend's on the same inputs (the same plan reduces in the
+ * same order, so they agree bit for bit; two NaNs count as equal). Lines starting with {@code RESULT} carry the
+ * figures the script's table is made of. {@code --emulated} runs it on the device double with small sizes.
+ */
+final class GpuCheckCommand
+{
+    private static final int[] RANKS = {1, 2, 4};
+    private static final ReduceOp[] OPS = {ReduceOp.SUM, ReduceOp.PROD, ReduceOp.MAX, ReduceOp.MIN, ReduceOp.AVG,
+        ReduceOp.preMulSum(2.5)};
+    private static final Collective[] COLLECTIVES = {Collective.ALL_REDUCE, Collective.ALL_GATHER,
+        Collective.REDUCE_SCATTER, Collective.BROADCAST, Collective.REDUCE};
+
+    private final CudaApi api;
+    private final boolean quick;
+    private final PrintStream out;
+    private final Map<String, Communicator[]> comms = new HashMap<>();
+
+    private GpuCheckCommand(final CudaApi api, final boolean quick, final PrintStream out)
+    {
+        this.api = api;
+        this.quick = quick;
+        this.out = out;
+    }
+
+    static int run(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        final List<String> flags = Arrays.asList(args);
+        for (final String flag : flags)
+        {
+            if (!"--emulated".equals(flag) && !"--quick".equals(flag))
+            {
+                err.println("jccl-bench gpu-check: unknown flag " + flag + " (--emulated, --quick)");
+                return 2;
+            }
+        }
+        final CudaApi api;
+        try
+        {
+            api = flags.contains("--emulated") ? new EmulatedCuda() : CudaProbe.api();
+        }
+        catch (final RuntimeException ex)
+        {
+            err.println("jccl-bench gpu-check: " + ex.getMessage());
+            return 1;
+        }
+        final GpuCheckCommand check = new GpuCheckCommand(api, flags.contains("--quick") ||
+            flags.contains("--emulated"), out);
+        try
+        {
+            check.describe();
+            check.bandwidth();
+            final long wrong = check.grid();
+            out.println("RESULT grid_wrong_cases " + wrong);
+            return wrong == 0 ? 0 : 1;
+        }
+        finally
+        {
+            check.comms.values().forEach(c -> Arrays.stream(c).forEach(Communicator::close));
+        }
+    }
+
+    private void describe()
+    {
+        final int version = api.driverVersion();
+        out.println("RESULT driver " + version / 1000 + "." + version % 1000 / 10 + " (" + api.name() + ")");
+        for (int d = 0; d < api.deviceCount(); d++)
+        {
+            out.println("RESULT device" + d + " " + api.deviceName(d).replace(' ', '_') + " " +
+                api.multiprocessorCount(d) + "_SMs");
+        }
+        out.flush();
+    }
+
+    /** Copy and sum bandwidth on 1 GiB float (16 MiB emulated), bytes read plus written per second. */
+    private void bandwidth()
+    {
+        api.setDevice(0);
+        final long bytes = quick ? 16L << 20 : 1L << 30;
+        final long n = bytes / 4;
+        final long a = api.malloc(bytes);
+        final long b = api.malloc(bytes);
+        final long c = api.malloc(bytes);
+        final long stream = api.streamCreate();
+        final long start = api.eventCreate();
+        final long end = api.eventCreate();
+        try
+        {
+            // never time on zeros: 0x3f3f3f3f is 0.747 as a float
+            api.memsetAsync(a, 0x3f, bytes, stream);
+            api.memsetAsync(b, 0x40, bytes, stream);
+            api.streamSynchronize(stream);
+            final long loadStart = System.nanoTime();
+            final long copy = function(KernelNames.copy());
+            final long sum = function(KernelNames.reduce(DataType.FLOAT32, ReduceOp.Kind.SUM));
+            out.println("RESULT module_load_ms " + (System.nanoTime() - loadStart) / 1_000_000);
+            final int sms = api.multiprocessorCount(0);
+            final int blocks = sms * 8;
+            final float memcpyMs = median(start, end, stream, () -> api.memcpyAsync(c, a, bytes, stream));
+            final float copyMs = median(start, end, stream,
+                () -> api.launch(copy, blocks, 512, 0, stream, a, c, bytes));
+            final float sumMs = median(start, end, stream,
+                () -> api.launch(sum, blocks, 512, 0, stream, a, b, c, n, 0, 0));
+            checkSum(c, n);
+            out.printf("RESULT memcpy_d2d_GBps %.1f%n", 2.0 * bytes / memcpyMs / 1e6);
+            out.printf("RESULT copy_kernel_GBps %.1f%n", 2.0 * bytes / copyMs / 1e6);
+            out.printf("RESULT sum_kernel_GBps %.1f%n", 3.0 * bytes / sumMs / 1e6);
+            out.printf("RESULT sum_kernel_ms %.3f%n", sumMs);
+            out.flush();
+        }
+        finally
+        {
+            api.streamSynchronize(stream);
+            api.eventDestroy(start);
+            api.eventDestroy(end);
+            api.streamDestroy(stream);
+            api.free(a);
+            api.free(b);
+            api.free(c);
+        }
+    }
+
+    private long function(final String name)
+    {
+        final String base = name.startsWith("jccl_interp_") ? KernelNames.INTERPRETER : KernelNames.ELEMENTWISE;
+        return api.function(api.moduleLoad(new PtxResources().load(base)), name);
+    }
+
+    /** The sum's result: 0x3f3f3f3f + 0x40404040 as floats, checked on a few elements copied back. */
+    private void checkSum(final long c, final long n)
+    {
+        final HostBuffer probe = HostBuffer.allocate(16);
+        final long address = BufferUtil.address(probe.byteBuffer()) + probe.offset();
+        final float expected = Float.intBitsToFloat(0x3f3f3f3f) + Float.intBitsToFloat(0x40404040);
+        for (final long i : new long[] {0, n / 2, n - 4})
+        {
+            api.memcpyAsync(address, c + 4 * i, 16, 0);
+            api.streamSynchronize(0);
+            for (int k = 0; k < 4; k++)
+            {
+                final float got = probe.byteBuffer().order(ByteOrder.nativeOrder()).getFloat((int)probe.offset() + 4 * k);
+                if (got != expected)
+                {
+                    throw new IllegalStateException("sum kernel: element " + (i + k) + " is " + got + ", expected " +
+                        expected);
+                }
+            }
+        }
+    }
+
+    private float median(final long start, final long end, final long stream, final Runnable op)
+    {
+        final int runs = quick ? 3 : 20;
+        op.run();
+        op.run();
+        final float[] ms = new float[runs];
+        for (int i = 0; i < runs; i++)
+        {
+            api.eventRecord(start, stream);
+            op.run();
+            api.eventRecord(end, stream);
+            api.streamSynchronize(stream);
+            ms[i] = api.eventElapsedMs(start, end);
+        }
+        Arrays.sort(ms);
+        return ms[runs / 2];
+    }
+
+    /** @return the cases whose CUDA output differs from the host backend's. */
+    private long grid()
+    {
+        final long started = System.nanoTime();
+        final long[] counts = quick ? new long[] {1021} : new long[] {1, 1021, 262147};
+        long cases = 0;
+        long wrong = 0;
+        for (final int ranks : RANKS)
+        {
+            for (final Algorithm algorithm : Algorithm.values())
+            {
+                for (final Protocol protocol : new Protocol[] {Protocol.SIMPLE, Protocol.LL})
+                {
+                    for (final Collective collective : COLLECTIVES)
+                    {
+                        for (final DataType type : DataType.values())
+                        {
+                            for (final ReduceOp op : collective.isReducing() ? OPS : new ReduceOp[] {null})
+                            {
+                                for (final long count : counts)
+                                {
+                                    cases++;
+                                    final String failure = compare(collective, type, op, ranks, count, algorithm,
+                                        protocol);
+                                    if (failure != null)
+                                    {
+                                        wrong++;
+                                        if (wrong <= 20)
+                                        {
+                                            out.println("WRONG " + collective.xmlName() + " " + type.ncclTestsName() +
+                                                " " + op + " ranks=" + ranks + " count=" + count + " " +
+                                                algorithm.lowerName() + "/" + protocol.lowerName() + ": " + failure);
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                out.println("grid: " + ranks + " ranks, " + algorithm.lowerName() + " done: " + cases + " cases, " +
+                    wrong + " wrong, " + (System.nanoTime() - started) / 1_000_000 + " ms");
+                out.flush();
+            }
+        }
+        out.println("RESULT grid_cases " + cases);
+        out.println("RESULT grid_seconds " + (System.nanoTime() - started) / 1_000_000_000);
+        return wrong;
+    }
+
+    private Communicator[] communicators(final boolean cuda, final int ranks, final Algorithm algorithm,
+        final Protocol protocol)
+    {
+        return comms.computeIfAbsent(cuda + "/" + ranks + "/" + algorithm + "/" + protocol, k -> Jccl.initAll(
+            new Context().cuda(cuda ? api : null).algorithm(algorithm).protocol(protocol).channels(2)
+                .timeoutMs(60_000), ranks));
+    }
+
+    /** @return null when the CUDA ranks' outputs equal the host ranks', else the first difference. */
+    private String compare(final Collective collective, final DataType type, final ReduceOp op, final int ranks,
+        final long count, final Algorithm algorithm, final Protocol protocol)
+    {
+        final long inCount = collective == Collective.REDUCE_SCATTER ? count * ranks : count;
+        final long outCount = collective == Collective.ALL_GATHER ? count * ranks : count;
+        final int size = type.byteSize();
+        final SplittableRandom random = new SplittableRandom(Arrays.hashCode(new Object[] {collective, type, op,
+            ranks, count}));
+        final ElementCodec codec = ElementCodec.of(type);
+        final HostBuffer[] inputs = new HostBuffer[ranks];
+        final HostBuffer[] hostOut = new HostBuffer[ranks];
+        final HostBuffer[] cudaOut = new HostBuffer[ranks];
+        for (int r = 0; r < ranks; r++)
+        {
+            inputs[r] = HostBuffer.allocate(inCount * size);
+            hostOut[r] = HostBuffer.allocate(outCount * size);
+            cudaOut[r] = HostBuffer.allocate(outCount * size);
+            final ByteBuffer in = inputs[r].byteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+            for (long i = 0; i < inCount; i++)
+            {
+                final long raw = type.isFloatingPoint() ? codec.fromDouble(random.nextInt(-64, 65) / 8.0) :
+                    random.nextLong();
+                codec.write(in, (int)(inputs[r].offset() + i * size), raw);
+            }
+        }
+        final Work[] works = new Work[ranks];
+        final Communicator[] host = communicators(false, ranks, algorithm, protocol);
+        Jccl.groupStart();
+        for (int r = 0; r < ranks; r++)
+        {
+            works[r] = start(host[r], collective, inputs[r], hostOut[r], count, type, op);
+        }
+        Jccl.groupEnd();
+        Arrays.stream(works).forEach(Work::join);
+
+        final Communicator[] cuda = communicators(true, ranks, algorithm, protocol);
+        final long[] deviceIn = new long[ranks];
+        final long[] deviceOut = new long[ranks];
+        try
+        {
+            for (int r = 0; r < ranks; r++)
+            {
+                api.setDevice(Jccl.cudaDevice(cuda[r]));
+                deviceIn[r] = api.malloc(Math.max(1, inCount * size));
+                deviceOut[r] = api.malloc(Math.max(1, outCount * size));
+                api.memcpyAsync(deviceIn[r], address(inputs[r]), inCount * size, 0);
+                api.memsetAsync(deviceOut[r], 0, outCount * size, 0);
+                api.streamSynchronize(0);
+            }
+            Jccl.groupStart();
+            for (int r = 0; r < ranks; r++)
+            {
+                final int device = Jccl.cudaDevice(cuda[r]);
+                works[r] = start(cuda[r], collective, DeviceBuffer.of(deviceIn[r], inCount * size, device),
+                    DeviceBuffer.of(deviceOut[r], outCount * size, device), count, type, op);
+            }
+            Jccl.groupEnd();
+            Arrays.stream(works).forEach(Work::join);
+            for (int r = 0; r < ranks; r++)
+            {
+                api.setDevice(Jccl.cudaDevice(cuda[r]));
+                api.memcpyAsync(address(cudaOut[r]), deviceOut[r], outCount * size, 0);
+                api.streamSynchronize(0);
+                if (collective == Collective.REDUCE && r != 0)
+                {
+                    continue;
+                }
+                final String difference = difference(codec, hostOut[r], cudaOut[r], outCount, r);
+                if (difference != null)
+                {
+                    return difference;
+                }
+            }
+            return null;
+        }
+        catch (final RuntimeException ex)
+        {
+            return ex.toString();
+        }
+        finally
+        {
+            for (int r = 0; r < ranks; r++)
+            {
+                api.free(deviceIn[r]);
+                api.free(deviceOut[r]);
+            }
+        }
+    }
+
+    private static Work start(final Communicator comm, final Collective collective, final Buffer send,
+        final Buffer recv, final long count, final DataType type, final ReduceOp op)
+    {
+        return switch (collective)
+        {
+            case ALL_REDUCE -> comm.allReduce(send, recv, count, type, op, Stream.DEFAULT);
+            case ALL_GATHER -> comm.allGather(send, recv, count, type, Stream.DEFAULT);
+            case REDUCE_SCATTER -> comm.reduceScatter(send, recv, count, type, op, Stream.DEFAULT);
+            case BROADCAST -> comm.broadcast(send, recv, count, type, 0, Stream.DEFAULT);
+            case REDUCE -> comm.reduce(send, recv, count, type, op, 0, Stream.DEFAULT);
+            default -> throw new IllegalArgumentException(collective.toString());
+        };
+    }
+
+    private static String difference(final ElementCodec codec, final HostBuffer expected, final HostBuffer actual,
+        final long count, final int rank)
+    {
+        final ByteBuffer e = expected.byteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+        final ByteBuffer a = actual.byteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+        final int size = codec.byteSize();
+        for (long i = 0; i < count; i++)
+        {
+            final long x = codec.read(e, (int)(expected.offset() + i * size));
+            final long y = codec.read(a, (int)(actual.offset() + i * size));
+            final boolean bothNaN = codec.type().isFloatingPoint() && Double.isNaN(codec.toDouble(x)) &&
+                Double.isNaN(codec.toDouble(y));
+            if (x != y && !bothNaN)
+            {
+                return "rank " + rank + " element " + i + ": host 0x" + Long.toHexString(x) + ", cuda 0x" +
+                    Long.toHexString(y);
+            }
+        }
+        return null;
+    }
+
+    private static long address(final HostBuffer buffer)
+    {
+        return BufferUtil.address(buffer.byteBuffer()) + buffer.offset();
+    }
+}
