@@ -65,6 +65,8 @@ final class CudaExecution implements Execution
     private final long staging;
     private final long area;
 
+    /** Per input chunk: written by an earlier step of this call (premultiplication flags only). */
+    private final boolean[] inputWritten;
     private long scratch;
     private long scratchBytes;
     private boolean launched;
@@ -111,6 +113,7 @@ final class CudaExecution implements Execution
                 group.fifo(worker.recvPeer(), rank, worker.channel(), protocol.ordinal());
         }
         this.totalSteps = steps;
+        this.inputWritten = new boolean[program.layout(BufferKind.INPUT).chunks()];
         int chunks = 0;
         for (final BufferKind kind : BufferKind.values())
         {
@@ -257,7 +260,8 @@ final class CudaExecution implements Execution
     {
         final ChunkLayout in = program.layout(BufferKind.INPUT);
         final ChunkLayout out = program.layout(BufferKind.OUTPUT);
-        final boolean[] written = new boolean[in.chunks()];
+        final boolean[] written = inputWritten;
+        java.util.Arrays.fill(written, false);
         long flags = staging + flagsOffset;
         for (final Worker worker : workers)
         {
@@ -360,7 +364,13 @@ final class CudaExecution implements Execution
     @Override
     public boolean isComplete()
     {
-        if (!launched || !api.eventQuery(done))
+        if (!launched)
+        {
+            return false;
+        }
+        // any thread may drive progress: the driver wants the device's context current on it
+        api.setDevice(device);
+        if (!api.eventQuery(done))
         {
             return false;
         }
@@ -379,6 +389,7 @@ final class CudaExecution implements Execution
     public JcclTimeoutException timeout(final long timeoutMs)
     {
         UnsafeApi.putIntVolatile(null, control, 1);
+        api.setDevice(device);
         api.streamSynchronize(stream);
         launched = false;
         return new JcclTimeoutException("the CUDA kernel " + kernel + " of rank " + rank + " on device " + device +

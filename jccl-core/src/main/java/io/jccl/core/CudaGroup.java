@@ -91,7 +91,8 @@ final class CudaGroup
      * The plan as it runs on the GPU where the caller pinned neither channels nor chunk: channels (blocks per
      * rank) grow with the message, 1 below 64 KiB up to 16, within what the ranks sharing the device leave of its
      * multiprocessors (two workers per channel at most); pieces fill a FIFO slot, since a GPU moves a slot at once;
-     * LL128, not built for CUDA yet, runs as SIMPLE unless the protocol was pinned.
+     * LL128, not built for CUDA yet, runs as SIMPLE unless the protocol was pinned; blocks have 512 threads unless
+     * {@code JCCL_NTHREADS} says otherwise.
      *
      * @param plan        the tuner's plan.
      * @param bytes       the call's size (NCCL's nBytes).
@@ -113,7 +114,9 @@ final class CudaGroup
             io.jccl.Protocol.SIMPLE : plan.protocol();
         final int chunk = constraints.chunkBytes() != 0 ? plan.chunkBytes() :
             DeviceLayout.payloadBytes(protocol == io.jccl.Protocol.SIMPLE ? 0 : 1);
-        return new io.jccl.Plan(plan.algorithm(), protocol, plan.transport(), channels, plan.threads(), chunk);
+        // NCCL's SIMPLE default of 512 threads per block, unless JCCL_NTHREADS pinned it
+        final int threads = constraints.threads() != 0 ? plan.threads() : 512;
+        return new io.jccl.Plan(plan.algorithm(), protocol, plan.transport(), channels, threads, chunk);
     }
 
     /**
