@@ -78,7 +78,7 @@ final class CommGroup
             null;
         this.trace = online == null ? null : OnlineTuning.openTrace(context.tunerTraceFile());
         this.schedules = ScheduleRegistry.load(context.scheduleFiles());
-        this.cuda = context.cuda() == null ? null : new CudaGroup(context.cuda(), topology.ranks());
+        this.cuda = context.cuda() == null ? null : new CudaGroup(context.cuda(), topology, localRanks, transport);
         this.communicators = new LocalCommunicator[topology.ranks()];
         this.splitter = new LocalSplit(context, topology.ranks());
         this.open = new AtomicInteger(localRanks.length);
@@ -153,11 +153,6 @@ final class CommGroup
         final Runnable onAbort, final Runnable quiesce)
     {
         HostDevice.checkJvmFlags();
-        if (context.cuda() != null)
-        {
-            throw new io.jccl.JcclInvalidUsageException("ranks in several processes run on the host backend only " +
-                "so far: CUDA IPC between processes is not built yet (run the ranks of a GPU in one process)");
-        }
         // P2P and SHM both connect processes (P2P reads jccl's shared buffers in place and stages other memory as
         // SHM does), so the transport stays the tuner's choice; NET is refused below as in one process
         final PlanConstraints constraints = context.constraints();

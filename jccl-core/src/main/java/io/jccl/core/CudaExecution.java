@@ -46,6 +46,8 @@ final class CudaExecution implements Execution
     private final Worker[] workers;
     private final long[] sendFifo;
     private final long[] recvFifo;
+    /** The proxies of this rank's connections to other processes (outboxes and inboxes), possibly none. */
+    private final CudaProxy[] proxies;
     private final int threads;
     private final int maxChunkCount;
     private final int totalSteps;
@@ -71,6 +73,10 @@ final class CudaExecution implements Execution
     private long scratchBytes;
     private boolean launched;
     private String kernel;
+    /** The running call's sequence, shape and plan, which the proxies put in the host slot headers. */
+    private long seq;
+    private long shape;
+    private long planHash;
 
     CudaExecution(final Program program, final Protocol protocol, final int rank, final CudaGroup group,
         final int requestedThreads)
@@ -113,6 +119,22 @@ final class CudaExecution implements Execution
                 group.fifo(worker.recvPeer(), rank, worker.channel(), protocol.ordinal());
         }
         this.totalSteps = steps;
+        final java.util.List<CudaProxy> found = new java.util.ArrayList<>();
+        for (final Worker worker : workers)
+        {
+            final CudaProxy out = worker.sendPeer() == Worker.NO_PEER ? null :
+                group.proxy(rank, worker.sendPeer(), worker.channel(), protocol.ordinal());
+            final CudaProxy in = worker.recvPeer() == Worker.NO_PEER ? null :
+                group.proxy(worker.recvPeer(), rank, worker.channel(), protocol.ordinal());
+            for (final CudaProxy p : new CudaProxy[] {out, in})
+            {
+                if (p != null && !found.contains(p))
+                {
+                    found.add(p);
+                }
+            }
+        }
+        this.proxies = found.toArray(new CudaProxy[0]);
         this.inputWritten = new boolean[program.layout(BufferKind.INPUT).chunks()];
         int chunks = 0;
         for (final BufferKind kind : BufferKind.values())
@@ -214,13 +236,16 @@ final class CudaExecution implements Execution
         UnsafeApi.putLong(staging + L_SCALAR_F, Double.doubleToRawLongBits(scalar));
         UnsafeApi.putLong(staging + L_SCALAR_I, Double.isFinite(scalar) ? HostReducer.integerScalar(scalar) : 0);
         UnsafeApi.putLong(staging + L_ABORT_ADDR, control);
-        UnsafeApi.putLong(staging + L_TAG, tag(call, planHash));
+        UnsafeApi.putLong(staging + L_TAG, tag(call.seq, call.shape, planHash));
         UnsafeApi.putLong(staging + L_ERROR_ADDR, control + 8);
         UnsafeApi.putLong(staging + L_PAYLOAD_BYTES, payload);
         UnsafeApi.setMemory(staging + progressOffset, 8L * workers.length, (byte)0);
         UnsafeApi.putIntVolatile(null, control, 0);
         UnsafeApi.putLongVolatile(null, control + 8, 0);
 
+        seq = call.seq;
+        shape = call.shape;
+        this.planHash = planHash;
         kernel = call.collective.isReducing() ? KernelNames.interpreter(protocol, call.type, call.op.kind()) :
             KernelNames.interpreterCopy(protocol);
         api.setDevice(device);
@@ -242,10 +267,13 @@ final class CudaExecution implements Execution
         return call.op != null && call.op.kind() == ReduceOp.Kind.AVG && !call.type.isFloatingPoint();
     }
 
-    /** Call sequence, shape and plan in one word, never 0, so a slot of another call or plan is told apart. */
-    private static long tag(final Call call, final long planHash)
+    /**
+     * @return call sequence, shape and plan in one word, never 0, so a slot of another call or plan is told apart
+     *         (the kernels compare it; a proxy writes it for slots from other processes)
+     */
+    static long tag(final long seq, final long shape, final long planHash)
     {
-        final long tag = (call.seq * 0x9E3779B97F4A7C15L) ^ call.shape ^ (planHash * 31);
+        final long tag = (seq * 0x9E3779B97F4A7C15L) ^ shape ^ (planHash * 31);
         return tag == 0 ? 1 : tag;
     }
 
@@ -358,7 +386,12 @@ final class CudaExecution implements Execution
     @Override
     public int doWork()
     {
-        return 0;
+        int work = 0;
+        for (final CudaProxy proxy : proxies)
+        {
+            work += proxy.doWork(seq, shape, planHash);
+        }
+        return work;
     }
 
     @Override
@@ -373,6 +406,13 @@ final class CudaExecution implements Execution
         if (!api.eventQuery(done))
         {
             return false;
+        }
+        for (final CudaProxy proxy : proxies)
+        {
+            if (!proxy.drained())
+            {
+                return false;
+            }
         }
         final long error = UnsafeApi.getLongVolatile(null, control + 8);
         if (error != 0)
@@ -395,6 +435,18 @@ final class CudaExecution implements Execution
         return new JcclTimeoutException("the CUDA kernel " + kernel + " of rank " + rank + " on device " + device +
             " did not finish within " + timeoutMs + " ms (" + program.name() + " program): it was aborted; a peer " +
             "rank did not make the same call");
+    }
+
+    @Override
+    public void abandon()
+    {
+        if (launched)
+        {
+            UnsafeApi.putIntVolatile(null, control, 1);
+            api.setDevice(device);
+            api.streamSynchronize(stream);
+            launched = false;
+        }
     }
 
     /** Stops a running kernel (abort) and frees the device memory of this executor. */

@@ -10,10 +10,12 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The CUDA side of the ranks created together in this process: the driver (real or emulated), each rank's device
- * (round-robin over the visible devices, so several ranks may share one GPU), the kernels loaded per device, and the
- * FIFOs between ranks, each in its receiver's device memory, made on first use and kept (their counters run on across
- * calls). Thread-safe; nothing here runs per chunk.
+ * The CUDA side of this process's ranks of a communicator: the driver (real or emulated), each local rank's device
+ * (round-robin over the visible devices by the rank's place among the ranks of its host, as LOCAL_RANK picks a GPU;
+ * several ranks may share one), the kernels loaded per device, and the FIFOs, made on first use and kept (their
+ * counters run on across calls). Between local ranks a FIFO lies in the receiver's device memory. To or from a rank of
+ * another process it lies in pinned host memory the device maps, and a {@link CudaProxy} moves its slots through the
+ * host transport (shared memory on this host, the network to others). Thread-safe; nothing here runs per chunk.
  */
 final class CudaGroup
 {
@@ -28,28 +30,44 @@ final class CudaGroup
 
     private final Map<String, Long> functions = new HashMap<>();
     private final Map<Long, Long> fifos = new HashMap<>();
+    private final Map<Long, Long> pinnedFifos = new HashMap<>();
+    private final Map<Long, CudaProxy> proxies = new HashMap<>();
     private final int[] ranksOnDevice;
+    private final boolean[] local;
+    private final io.jccl.transport.InProcessTransport transport;
 
     /**
-     * @param api   the driver.
-     * @param ranks the ranks of the group, all in this process.
+     * @param api        the driver.
+     * @param topology   where every rank lives.
+     * @param localRanks the ranks of this process.
+     * @param transport  the host transport, which carries the slots of connections to other processes.
      */
-    CudaGroup(final CudaApi api, final int ranks)
+    CudaGroup(final CudaApi api, final io.jccl.Topology topology, final int[] localRanks,
+        final io.jccl.transport.InProcessTransport transport)
     {
         this.api = api;
+        this.transport = transport;
         final int devices = api.deviceCount();
         if (devices < 1)
         {
             throw new JcclInvalidUsageException("the CUDA backend (" + api.name() + ") sees no device");
         }
+        final int ranks = topology.ranks();
         deviceOfRank = new int[ranks];
         ranksOnDevice = new int[devices];
-        for (int r = 0; r < ranks; r++)
+        local = new boolean[ranks];
+        for (final int r : localRanks)
         {
-            deviceOfRank[r] = r % devices;
-            ranksOnDevice[r % devices]++;
+            local[r] = true;
+            int onHost = 0;
+            for (int q = 0; q < r; q++)
+            {
+                onHost += topology.sameHost(q, r) ? 1 : 0;
+            }
+            deviceOfRank[r] = onHost % devices;
+            ranksOnDevice[deviceOfRank[r]]++;
         }
-        for (int d = 0; d < devices && ranks > 1; d++)
+        for (int d = 0; d < devices && localRanks.length > 1; d++)
         {
             api.setDevice(d);
             for (int p = 0; p < devices; p++)
@@ -149,11 +167,16 @@ final class CudaGroup
      * @param to       the receiving rank.
      * @param channel  the channel.
      * @param protocol the protocol id.
-     * @return the FIFO's device address, in the receiver's memory, zeroed when made.
+     * @return the FIFO's address, zeroed when made: in the receiver's device memory between local ranks, else in
+     *         pinned host memory with a proxy ({@link #proxy}).
      */
     synchronized long fifo(final int from, final int to, final int channel, final int protocol)
     {
-        final long key = (((long)from * 65536 + to) * 1024 + channel) * 4 + protocol;
+        final long key = key(from, to, channel, protocol);
+        if (!local[from] || !local[to])
+        {
+            return proxied(key, from, to, channel, protocol);
+        }
         final Long known = fifos.get(key);
         if (known != null)
         {
@@ -168,10 +191,52 @@ final class CudaGroup
         return fifo;
     }
 
+    /**
+     * @param from     the sending rank.
+     * @param to       the receiving rank.
+     * @param channel  the channel.
+     * @param protocol the protocol id.
+     * @return the proxy of a connection with a rank of another process, or null between local ranks.
+     */
+    synchronized CudaProxy proxy(final int from, final int to, final int channel, final int protocol)
+    {
+        return proxies.get(key(from, to, channel, protocol));
+    }
+
+    private long proxied(final long key, final int from, final int to, final int channel, final int protocol)
+    {
+        final Long known = pinnedFifos.get(key);
+        if (known != null)
+        {
+            return known;
+        }
+        api.setDevice(deviceOfRank[local[from] ? from : to]);
+        final long bytes = DeviceLayout.fifoBytes(protocol);
+        final long fifo = api.mallocHost(bytes);
+        org.agrona.UnsafeApi.setMemory(fifo, bytes, (byte)0);
+        // the host side carries device slots as SIMPLE payload whatever the kernel's protocol, staged (SHM) between
+        // processes of a host; pairs on two hosts go over the network
+        proxies.put(key, local[from] ?
+            CudaProxy.outbox(fifo, protocol, transport.sender(from, to, channel, io.jccl.Protocol.SIMPLE,
+                io.jccl.TransportKind.SHM)) :
+            CudaProxy.inbox(fifo, protocol, transport.receiver(from, to, channel, io.jccl.Protocol.SIMPLE,
+                io.jccl.TransportKind.SHM)));
+        pinnedFifos.put(key, fifo);
+        return fifo;
+    }
+
+    private static long key(final int from, final int to, final int channel, final int protocol)
+    {
+        return (((long)from * 65536 + to) * 1024 + channel) * 4 + protocol;
+    }
+
     /** Frees the FIFOs; the kernels that used them have finished. */
     synchronized void close()
     {
         fifos.values().forEach(api::free);
         fifos.clear();
+        pinnedFifos.values().forEach(api::freeHost);
+        pinnedFifos.clear();
+        proxies.clear();
     }
 }

@@ -44,6 +44,11 @@ interface Execution
      */
     io.jccl.JcclTimeoutException timeout(long timeoutMs);
 
+    /** Stops what still runs of a call that failed (a kernel still waiting on a dead peer); nothing on the host. */
+    default void abandon()
+    {
+    }
+
     /** @return the protocol. */
     Protocol protocol();
 

@@ -138,11 +138,26 @@ public final class Jccl
      */
     public static int cudaDevice(final Communicator communicator)
     {
+        return local(communicator).cudaDevice();
+    }
+
+    /**
+     * @param communicator a communicator of this process.
+     * @return the CUDA driver its rank runs on (the context's), or null on the host backend.
+     * @throws JcclInvalidArgumentException if the communicator is not jccl's.
+     */
+    public static io.jccl.kernels.cuda.CudaApi cuda(final Communicator communicator)
+    {
+        return local(communicator).context().cuda();
+    }
+
+    private static LocalCommunicator local(final Communicator communicator)
+    {
         if (!(communicator instanceof LocalCommunicator local))
         {
             throw new JcclInvalidArgumentException("communicator " + communicator + " was not made by jccl");
         }
-        return local.cudaDevice();
+        return local;
     }
 
     /**

@@ -275,6 +275,10 @@ final class LocalCommunicator implements Communicator
     private void finish(final Call call, final JcclException error)
     {
         queue.poll();
+        if (error != null && call.execution != null)
+        {
+            call.execution.abandon();
+        }
         if (error != null && call.task != null && rank == 0)
         {
             group.online.failed(call.task, call.taskIndex, call.tunedPlan, error.getMessage());
@@ -491,6 +495,12 @@ final class LocalCommunicator implements Communicator
         }
         final HostBuffer host = (HostBuffer)buffer;
         return BufferUtil.address(host.byteBuffer()) + host.offset();
+    }
+
+    /** @return the settings of this rank's group. */
+    Context context()
+    {
+        return group.context;
     }
 
     /** @return the CUDA device of this rank, or -1 on the host backend. */

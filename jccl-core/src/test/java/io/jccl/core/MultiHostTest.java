@@ -62,6 +62,8 @@ class MultiHostTest
 
     /** Variables every child gets besides its host id. */
     private Map<String, String> env = Map.of();
+    /** The children's {@link MultiProcessChild#MEMORY_PROPERTY}. */
+    private String memory = "plain";
 
     /** @return rank r's child started on host {@code hostOfRank[r]}. */
     private Process start(final int[] hostOfRank, final int rank, final UniqueId id, final String... extra)
@@ -70,7 +72,7 @@ class MultiHostTest
         final Map<String, String> vars = new java.util.HashMap<>(env);
         vars.put("JCCL_HOSTID", "ns-host-" + hostOfRank[rank]);
         final Process p = MultiProcessTest.start(hosts.exec(hostOfRank[rank]), vars, rank, hostOfRank.length, id,
-            false, extra);
+            memory, extra);
         children.add(p);
         return p;
     }
@@ -92,6 +94,19 @@ class MultiHostTest
     {
         makeHosts(2);
         runGrid(new int[] {0, 1});
+    }
+
+    /**
+     * The CUDA path across processes and hosts (the device double in each process): the two ranks of host 0 pass
+     * their kernels' slots through pinned FIFOs, proxies and shared memory, and rank 2's through the network.
+     */
+    @Test
+    @Timeout(300)
+    void shouldGiveExactResultsOnCudaWithTwoRanksOnOneHostAndOneOnAnother() throws Exception
+    {
+        makeHosts(2);
+        memory = "emulated-cuda";
+        runGrid(new int[] {0, 0, 1});
     }
 
     @Test

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -65,9 +66,38 @@ class MultiProcessTest
         assertTrue(leftovers(id, children).isEmpty(), "left in /dev/shm: " + leftovers(id, children));
     }
 
-    @Test
+    /**
+     * Ranks in separate JVMs on the CUDA path (the device double in each): every kernel's FIFO to a rank of another
+     * process lies in pinned host memory, and a proxy carries its slots through the shared-memory transport; the
+     * whole grid of {@link MultiProcessChild} must come out exact on every rank.
+     */
+    @ParameterizedTest(name = "{0} processes on emulated CUDA")
+    @CsvSource({"2", "3"})
+    @Timeout(300)
+    void shouldGiveExactResultsWhenRanksOfSeparateJvmsRunOnCuda(final int size) throws Exception
+    {
+        final UniqueId id = UniqueId.create("127.0.0.1", freePort());
+        final List<Process> children = new ArrayList<>();
+        for (int rank = size - 1; rank >= 0; rank--)
+        {
+            children.add(start(List.of(), java.util.Map.of(), rank, size, id, "emulated-cuda"));
+        }
+        final List<String> outputs = new ArrayList<>();
+        assertEquals("", awaitAll(children, outputs));
+        for (int rank = 0; rank < size; rank++)
+        {
+            final int r = rank;
+            assertTrue(outputs.stream().anyMatch(o -> o.contains("rank " + r + " OK")), String.join("\n", outputs));
+        }
+        assertTrue(leftovers(id, children).isEmpty(), "left in /dev/shm: " + leftovers(id, children));
+    }
+
+    /** With the host backend in jccl's shared memory, and on the CUDA path (a kernel waiting on a dead peer). */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"shared", "emulated-cuda"})
     @Timeout(180)
-    void shouldBreakEverySurvivorNamingTheDeadRankWhenAPeerIsKilledDuringALargeAllReduce() throws Exception
+    void shouldBreakEverySurvivorNamingTheDeadRankWhenAPeerIsKilledDuringALargeAllReduce(final String memory)
+        throws Exception
     {
         final int size = 3;
         final int victim = 1;
@@ -76,13 +106,13 @@ class MultiProcessTest
         final BufferedReader[] out = new BufferedReader[size];
         for (int rank = 0; rank < size; rank++)
         {
-            ranks[rank] = start(rank, size, id, true, "loop");
+            ranks[rank] = start(List.of(), java.util.Map.of(), rank, size, id, memory, "loop");
             out[rank] = new BufferedReader(new InputStreamReader(ranks[rank].getInputStream()));
         }
         try
         {
             assertEquals("READY", firstLineStartingWith(out[victim], "READY"), "the victim ran one AllReduce");
-            if (Files.isDirectory(Path.of("/dev/shm")))
+            if ("shared".equals(memory) && Files.isDirectory(Path.of("/dev/shm")))
             {
                 assertEquals(2, buffersOf(ranks[victim].pid()).size(), "the victim's send and receive buffers");
             }
@@ -338,11 +368,28 @@ class MultiProcessTest
     static Process start(final List<String> prefix, final java.util.Map<String, String> env, final int rank,
         final int size, final UniqueId id, final boolean shared, final String... extra) throws IOException
     {
+        return start(prefix, env, rank, size, id, shared ? "shared" : "plain", extra);
+    }
+
+    /**
+     * @param prefix a command the child runs under ({@code ip netns exec ...}), or empty.
+     * @param env    variables added to the child's environment.
+     * @param rank   the child's rank.
+     * @param size   the ranks.
+     * @param id     the rendezvous.
+     * @param memory {@link MultiProcessChild#MEMORY_PROPERTY}: {@code plain}, {@code shared} or {@code emulated-cuda}.
+     * @param extra  {@link MultiProcessChild}'s mode and deadline, if any.
+     * @return the child, its stderr merged into its stdout.
+     * @throws IOException if it cannot start.
+     */
+    static Process start(final List<String> prefix, final java.util.Map<String, String> env, final int rank,
+        final int size, final UniqueId id, final String memory, final String... extra) throws IOException
+    {
         final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         final List<String> command = new ArrayList<>(prefix);
         command.addAll(List.of(java, "--add-exports",
             "java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx512m", "-D" + MultiProcessChild.MEMORY_PROPERTY + "=" +
-            (shared ? "shared" : "plain"), "-cp", System.getProperty("java.class.path"),
+            memory, "-cp", System.getProperty("java.class.path"),
             MultiProcessChild.class.getName(), Integer.toString(rank), Integer.toString(size), id.toString()));
         command.addAll(List.of(extra));
         final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);

@@ -1,0 +1,136 @@
+package io.jccl.core;
+
+import io.jccl.transport.RecvConnector;
+import io.jccl.transport.SendConnector;
+import org.agrona.UnsafeApi;
+
+import static io.jccl.kernels.cuda.DeviceLayout.*;
+
+/**
+ * The host side of a connection between a rank on a GPU and a rank in another process (on this host or another):
+ * the kernel's FIFO lies in pinned host memory the device maps, and this proxy moves its slots through the host
+ * transport (shared memory between processes of a host, the network between hosts), as NCCL's proxy thread does.
+ * An outbox forwards each slot the kernel published (SIMPLE payload, or LL words unpacked to payload) into the
+ * connector and hands the slot back to the kernel; an inbox writes each slot that arrives into the FIFO the kernel
+ * reads (with its header and tag for SIMPLE, with the slot's flag in every word for LL). Driven by the progress
+ * engine while a call of the rank runs; allocates nothing.
+ */
+final class CudaProxy
+{
+    private final long fifo;
+    private final int protocol;
+    private final long wireSlot;
+    private final SendConnector send;
+    private final RecvConnector recv;
+    /** Outbox: slots forwarded (the FIFO's head, which this proxy owns). Inbox: slots written (its tail). */
+    private long count;
+
+    private CudaProxy(final long fifo, final int protocol, final SendConnector send, final RecvConnector recv)
+    {
+        this.fifo = fifo;
+        this.protocol = protocol;
+        this.wireSlot = wireBytes(protocol, payloadBytes(protocol));
+        this.send = send;
+        this.recv = recv;
+    }
+
+    /**
+     * @param fifo     the kernel's FIFO, in pinned host memory, zeroed.
+     * @param protocol the device protocol id.
+     * @param send     where the slots go.
+     * @return a proxy forwarding what a local rank's kernel sends to a rank of another process.
+     */
+    static CudaProxy outbox(final long fifo, final int protocol, final SendConnector send)
+    {
+        return new CudaProxy(fifo, protocol, send, null);
+    }
+
+    /**
+     * @param fifo     the kernel's FIFO, in pinned host memory, zeroed.
+     * @param protocol the device protocol id.
+     * @param recv     where the slots come from.
+     * @return a proxy delivering what a rank of another process sends to a local rank's kernel.
+     */
+    static CudaProxy inbox(final long fifo, final int protocol, final RecvConnector recv)
+    {
+        return new CudaProxy(fifo, protocol, null, recv);
+    }
+
+    /**
+     * Moves every slot that can move.
+     *
+     * @param seq   the running call's sequence number (carried in the host slot headers).
+     * @param shape the call's shape hash.
+     * @param plan  the call's plan hash.
+     * @return slots moved.
+     */
+    synchronized int doWork(final long seq, final long shape, final long plan)
+    {
+        return send != null ? forward(seq, shape, plan) : deliver();
+    }
+
+    /** @return true when every slot the kernel published has been forwarded (always, for an inbox). */
+    synchronized boolean drained()
+    {
+        return send == null || count == UnsafeApi.getLongVolatile(null, fifo + FIFO_TAIL);
+    }
+
+    private int forward(final long seq, final long shape, final long plan)
+    {
+        int moved = 0;
+        while (count < UnsafeApi.getLongVolatile(null, fifo + FIFO_TAIL) && send.hasSpace())
+        {
+            final long slot = count % SLOTS;
+            final long bytes = UnsafeApi.getLongVolatile(null, fifo + FIFO_HEADERS + slot * 16);
+            final long data = fifo + FIFO_DATA + slot * wireSlot;
+            if (protocol == 0)
+            {
+                UnsafeApi.copyMemory(data, send.slotAddress(), bytes);
+            }
+            else
+            {
+                final long out = send.slotAddress();
+                for (long w = 0; w < bytes / 4; w++)
+                {
+                    UnsafeApi.putInt(out + 4 * w, UnsafeApi.getInt(data + 8 * w));
+                }
+            }
+            send.publish((int)bytes, seq, shape, plan);
+            UnsafeApi.putLongVolatile(null, fifo + FIFO_HEAD, ++count);
+            moved++;
+        }
+        return moved;
+    }
+
+    private int deliver()
+    {
+        int moved = 0;
+        while (recv.hasData() && count - UnsafeApi.getLongVolatile(null, fifo + FIFO_HEAD) < SLOTS)
+        {
+            final long slot = count % SLOTS;
+            final int bytes = recv.dataLength();
+            final long data = fifo + FIFO_DATA + slot * wireSlot;
+            final long in = recv.slotAddress();
+            final long header = fifo + FIFO_HEADERS + slot * 16;
+            UnsafeApi.putLong(header, bytes);
+            UnsafeApi.putLong(header + 8, CudaExecution.tag(recv.seq(), recv.shape(), recv.plan()));
+            if (protocol == 0)
+            {
+                UnsafeApi.copyMemory(in, data, bytes);
+            }
+            else
+            {
+                final int flag = (int)(count + 1);
+                for (long w = 0; w < bytes / 4; w++)
+                {
+                    UnsafeApi.putInt(data + 8 * w, UnsafeApi.getInt(in + 4 * w));
+                    UnsafeApi.putIntVolatile(null, data + 8 * w + 4, flag);
+                }
+            }
+            recv.release();
+            UnsafeApi.putLongVolatile(null, fifo + FIFO_TAIL, ++count);
+            moved++;
+        }
+        return moved;
+    }
+}
