@@ -744,11 +744,11 @@ public final class BenchOptions
 
     /**
      * Resolves {@code --device} once: CUDA when asked for (failing without a driver or device) or, under
-     * {@code auto}, when present; the host for ranks in several processes under {@code auto}, which CUDA does not
-     * serve yet.
+     * {@code auto}, when present. Ranks in several processes each run their kernels on their host's GPUs, their
+     * slots to other processes carried by proxies through the host transports.
      *
      * @return the CUDA driver the ranks run on, or null for the host backend.
-     * @throws IllegalArgumentException for {@code --device cuda} where CUDA is absent or with several processes.
+     * @throws IllegalArgumentException for {@code --device cuda} where CUDA is absent.
      */
     public io.jccl.kernels.cuda.CudaApi cudaApi()
     {
@@ -761,16 +761,9 @@ public final class BenchOptions
                 return cuda;
             }
             final io.jccl.kernels.cuda.DeviceMode mode = io.jccl.kernels.cuda.DeviceMode.parse(jccl.device);
-            if (processCount > 1 && mode == io.jccl.kernels.cuda.DeviceMode.CUDA)
-            {
-                throw new IllegalArgumentException("--device cuda with " + processCount + " processes: ranks in " +
-                    "several processes run on the host backend only so far; run the ranks of a GPU in one process " +
-                    "(-g N)");
-            }
             try
             {
-                cuda = processCount == 1 && io.jccl.kernels.cuda.CudaProbe.resolve(mode) ?
-                    io.jccl.kernels.cuda.CudaProbe.api() : null;
+                cuda = io.jccl.kernels.cuda.CudaProbe.resolve(mode) ? io.jccl.kernels.cuda.CudaProbe.api() : null;
             }
             catch (final io.jccl.JcclException ex)
             {

@@ -347,8 +347,7 @@ public final class BenchRunner
             recvAllocs[local] = memory.allocate(maxBytes + ResultChecker.GUARD_BYTES);
             streams[local] = options.streamNull() ? Stream.DEFAULT : Stream.create();
         }
-        final io.jccl.kernels.cuda.CudaApi cuda = factory instanceof JcclCommunicatorFactory ? options.cudaApi() :
-            null;
+        final io.jccl.kernels.cuda.CudaApi cuda = onCuda() ? options.cudaApi() : null;
         if (cuda != null)
         {
             mirror = DeviceMirror.allocate(cuda, comms, maxBytes + ResultChecker.GUARD_BYTES);
@@ -356,6 +355,19 @@ public final class BenchRunner
         if (options.localRegister() != 0)
         {
             register();
+        }
+    }
+
+    /** @return true when this process's ranks are jccl's and run on CUDA devices. */
+    private boolean onCuda()
+    {
+        try
+        {
+            return comms.length > 0 && io.jccl.core.Jccl.cudaDevice(comms[0]) >= 0;
+        }
+        catch (final io.jccl.JcclInvalidArgumentException notJccl)
+        {
+            return false;
         }
     }
 

@@ -29,12 +29,32 @@ public final class CommunicatorSync implements BenchSync
 
     private final Communicator comm;
     private HostBuffer buffer = HostBuffer.allocate(DOUBLE_BYTES);
+    /** On a rank that runs on CUDA: its driver, and a device twin of {@link #buffer} the calls use. */
+    private final io.jccl.kernels.cuda.CudaApi cuda;
+    private final int device;
+    private long deviceBuffer;
+    private long deviceBytes;
     private volatile boolean aborted;
 
     /** @param comm this process's rank; this object aborts it on {@link #abort()} and never closes it. */
     public CommunicatorSync(final Communicator comm)
     {
         this.comm = comm;
+        this.cuda = cudaOf(comm);
+        this.device = cuda == null ? -1 : io.jccl.core.Jccl.cudaDevice(comm);
+    }
+
+    /** @return the CUDA driver a jccl rank runs on, or null (the host backend, or ranks that are not jccl's). */
+    private static io.jccl.kernels.cuda.CudaApi cudaOf(final Communicator comm)
+    {
+        try
+        {
+            return io.jccl.core.Jccl.cuda(comm);
+        }
+        catch (final io.jccl.JcclInvalidArgumentException notJccl)
+        {
+            return null;
+        }
     }
 
     @Override
@@ -99,13 +119,41 @@ public final class CommunicatorSync implements BenchSync
         {
             bytes.putDouble(base + i * DOUBLE_BYTES, values[i]);
         }
-        comm.allReduce(slice, slice, values.length, DataType.FLOAT64, op, Stream.DEFAULT).join();
+        if (cuda == null)
+        {
+            comm.allReduce(slice, slice, values.length, DataType.FLOAT64, op, Stream.DEFAULT).join();
+        }
+        else
+        {
+            reduceOnDevice(slice, values.length, op);
+        }
         checkAborted();
         for (int i = 0; i < values.length; i++)
         {
             values[i] = bytes.getDouble(base + i * DOUBLE_BYTES);
         }
         return values;
+    }
+
+    /** The same call on the rank's device: the values copied across and back (a few bytes, between measurements). */
+    private void reduceOnDevice(final HostBuffer slice, final int count, final ReduceOp op)
+    {
+        final long length = slice.length();
+        final long host = org.agrona.BufferUtil.address(slice.byteBuffer()) + slice.offset();
+        cuda.setDevice(device);
+        if (deviceBuffer == 0 || buffer.length() > deviceBytes)
+        {
+            cuda.free(deviceBuffer);
+            deviceBuffer = cuda.malloc(buffer.length());
+            deviceBytes = buffer.length();
+        }
+        cuda.memcpyAsync(deviceBuffer, host, length, 0);
+        cuda.streamSynchronize(0);
+        final io.jccl.DeviceBuffer onDevice = io.jccl.DeviceBuffer.of(deviceBuffer, length, device);
+        comm.allReduce(onDevice, onDevice, count, DataType.FLOAT64, op, Stream.DEFAULT).join();
+        cuda.setDevice(device);
+        cuda.memcpyAsync(host, deviceBuffer, length, 0);
+        cuda.streamSynchronize(0);
     }
 
     private void checkAborted()

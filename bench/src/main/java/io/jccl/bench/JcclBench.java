@@ -331,6 +331,9 @@ public final class JcclBench
             err.println("jccl-bench: " + ex.getMessage());
             return EXIT_USAGE;
         }
+        // JCuda unpacks its native library into java.io.tmpdir on first use and never checks it again: unpack it
+        // here, once, so that children starting together cannot load a half-written file (../shared/GPU.md)
+        io.jccl.kernels.cuda.CudaProbe.availability();
         final List<String> toolArgs = split.rest();
         final BenchTool tool;
         try
