@@ -32,6 +32,8 @@ final class Call implements Work
     final int root;
     /** In place as NCCL defines it for the collective (see {@link io.jccl.Communicator}). */
     final boolean inPlace;
+    /** The caller's stream: on CUDA, the call's kernel is ordered on it when it wraps a CUDA stream. */
+    final io.jccl.Stream stream;
 
     long seq;
     long shape;
@@ -51,9 +53,11 @@ final class Call implements Work
     private volatile CompletableFuture<Void> future;
 
     Call(final LocalCommunicator communicator, final Collective collective, final Buffer send, final Buffer recv,
-        final long count, final DataType type, final ReduceOp op, final int root, final boolean inPlace)
+        final long count, final DataType type, final ReduceOp op, final int root, final boolean inPlace,
+        final io.jccl.Stream stream)
     {
         this.inPlace = inPlace;
+        this.stream = stream;
         this.communicator = communicator;
         this.collective = collective;
         this.send = send;

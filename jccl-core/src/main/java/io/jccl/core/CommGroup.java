@@ -78,7 +78,8 @@ final class CommGroup
             null;
         this.trace = online == null ? null : OnlineTuning.openTrace(context.tunerTraceFile());
         this.schedules = ScheduleRegistry.load(context.scheduleFiles());
-        this.cuda = context.cuda() == null ? null : new CudaGroup(context.cuda(), topology, localRanks, transport);
+        this.cuda = context.cuda() == null ? null : new CudaGroup(context.cuda(), topology, localRanks, transport,
+            context.cudaDevices());
         this.communicators = new LocalCommunicator[topology.ranks()];
         this.splitter = new LocalSplit(context, topology.ranks());
         this.open = new AtomicInteger(localRanks.length);

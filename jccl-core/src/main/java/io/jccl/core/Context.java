@@ -73,6 +73,7 @@ public final class Context
     private List<Path> scheduleFiles = pathsSetting(SCHEDULE_FILES_PROP_NAME);
     private PlanConstraints constraints;
     private io.jccl.kernels.cuda.CudaApi cuda;
+    private int[] cudaDevices;
 
     /** @return the deadline of every wait in milliseconds. */
     public long timeoutMs()
@@ -364,6 +365,35 @@ public final class Context
     public Context cuda(final io.jccl.kernels.cuda.CudaApi cuda)
     {
         this.cuda = cuda;
+        return this;
+    }
+
+    /** @return the devices this process's ranks run on, in rank order, or null for the default choice. */
+    public int[] cudaDevices()
+    {
+        return cudaDevices == null ? null : cudaDevices.clone();
+    }
+
+    /**
+     * Picks the CUDA device of each of this process's ranks, in rank order (repeated when there are more ranks than
+     * devices given): {@code cudaDevices(0, 0, 1, 1)} puts four ranks two per GPU. Without it, a rank runs on device
+     * (its place among the ranks of its host) modulo the device count, as {@code LOCAL_RANK} picks a GPU.
+     *
+     * @param devices device ordinals, each checked against the driver's count when the ranks are created; none to
+     *                go back to the default.
+     * @return this.
+     * @throws JcclInvalidArgumentException if an ordinal is negative.
+     */
+    public Context cudaDevices(final int... devices)
+    {
+        for (int i = 0; i < devices.length; i++)
+        {
+            if (devices[i] < 0)
+            {
+                throw new JcclInvalidArgumentException("cudaDevices[" + i + "]=" + devices[i] + " is negative");
+            }
+        }
+        this.cudaDevices = devices.length == 0 ? null : devices.clone();
         return this;
     }
 

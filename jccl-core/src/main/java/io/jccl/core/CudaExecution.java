@@ -52,6 +52,8 @@ final class CudaExecution implements Execution
     private final int maxChunkCount;
     private final int totalSteps;
     private final long stream;
+    /** The stream the latest call was launched on: {@link #stream} or the caller's. */
+    private long active;
     private final long done;
     /** Pinned host words the kernel polls and writes: the abort flag at 0, the error word at 8. */
     private final long control;
@@ -151,6 +153,7 @@ final class CudaExecution implements Execution
         areaBytes = progressOffset + 8L * workers.length;
         api.setDevice(device);
         this.stream = api.streamCreate();
+        this.active = stream;
         this.done = api.eventCreate();
         this.staging = api.mallocHost(areaBytes);
         this.area = api.malloc(areaBytes);
@@ -250,15 +253,19 @@ final class CudaExecution implements Execution
             KernelNames.interpreterCopy(protocol);
         api.setDevice(device);
         final long function = group.function(device, kernel);
-        api.memcpyAsync(area, staging, areaBytes, stream);
-        api.launch(function, workers.length, threads, 0, stream, area);
+        // on the caller's CUDA stream when it gave one (ordered after its earlier work there, as NCCL's calls are),
+        // else on this rank's own stream; each rank needs its own, as ranks wait on each other inside their kernels
+        final long callerStream = call.stream.nativeHandle();
+        active = callerStream == 0 ? stream : api.wrapStream(callerStream);
+        api.memcpyAsync(area, staging, areaBytes, active);
+        api.launch(function, workers.length, threads, 0, active, area);
         if (dividesAverage(call) && (call.collective != Collective.REDUCE || call.root == rank))
         {
             final long divide = group.function(device, KernelNames.divide(call.type));
-            api.launch(divide, Math.max(1, Math.min(1024, (int)((call.count + 1023) / 1024))), 256, 0, stream,
+            api.launch(divide, Math.max(1, Math.min(1024, (int)((call.count + 1023) / 1024))), 256, 0, active,
                 outputAddress, call.count, ranks);
         }
-        api.eventRecord(done, stream);
+        api.eventRecord(done, active);
         launched = true;
     }
 
@@ -368,7 +375,7 @@ final class CudaExecution implements Execution
             api.setDevice(device);
             if (scratch != 0)
             {
-                api.streamSynchronize(stream);
+                api.streamSynchronize(active);
                 api.free(scratch);
             }
             scratch = api.malloc(bytes);
@@ -430,7 +437,7 @@ final class CudaExecution implements Execution
     {
         UnsafeApi.putIntVolatile(null, control, 1);
         api.setDevice(device);
-        api.streamSynchronize(stream);
+        api.streamSynchronize(active);
         launched = false;
         return new JcclTimeoutException("the CUDA kernel " + kernel + " of rank " + rank + " on device " + device +
             " did not finish within " + timeoutMs + " ms (" + program.name() + " program): it was aborted; a peer " +
@@ -444,7 +451,7 @@ final class CudaExecution implements Execution
         {
             UnsafeApi.putIntVolatile(null, control, 1);
             api.setDevice(device);
-            api.streamSynchronize(stream);
+            api.streamSynchronize(active);
             launched = false;
         }
     }
@@ -455,6 +462,10 @@ final class CudaExecution implements Execution
         UnsafeApi.putIntVolatile(null, control, 1);
         api.setDevice(device);
         api.streamSynchronize(stream);
+        if (active != 0 && active != stream)
+        {
+            api.streamSynchronize(active);
+        }
         api.free(area);
         api.free(scratch);
         api.freeHost(staging);

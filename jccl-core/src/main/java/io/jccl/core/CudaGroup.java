@@ -43,7 +43,7 @@ final class CudaGroup
      * @param transport  the host transport, which carries the slots of connections to other processes.
      */
     CudaGroup(final CudaApi api, final io.jccl.Topology topology, final int[] localRanks,
-        final io.jccl.transport.InProcessTransport transport)
+        final io.jccl.transport.InProcessTransport transport, final int[] chosen)
     {
         this.api = api;
         this.transport = transport;
@@ -56,15 +56,22 @@ final class CudaGroup
         deviceOfRank = new int[ranks];
         ranksOnDevice = new int[devices];
         local = new boolean[ranks];
-        for (final int r : localRanks)
+        for (int i = 0; i < localRanks.length; i++)
         {
+            final int r = localRanks[i];
             local[r] = true;
             int onHost = 0;
             for (int q = 0; q < r; q++)
             {
                 onHost += topology.sameHost(q, r) ? 1 : 0;
             }
-            deviceOfRank[r] = onHost % devices;
+            deviceOfRank[r] = chosen == null ? onHost % devices : chosen[i % chosen.length];
+            if (deviceOfRank[r] >= devices)
+            {
+                throw new io.jccl.JcclInvalidArgumentException("cudaDevices[" + i % chosen.length + "]=" +
+                    deviceOfRank[r] + " is outside 0.." + (devices - 1) + " (" + api.name() + " sees " + devices +
+                    " devices)");
+            }
             ranksOnDevice[deviceOfRank[r]]++;
         }
         for (int d = 0; d < devices && localRanks.length > 1; d++)

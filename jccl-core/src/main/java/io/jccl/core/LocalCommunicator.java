@@ -132,7 +132,7 @@ final class LocalCommunicator implements Communicator
         CallValidator.validate(collective, send, recv, count, type, op, root, stream, rank, size(),
             group.cuda == null ? null : group.cuda.device(rank));
         final Call call = new Call(this, collective, send, recv, count, type, op, root,
-            CallValidator.isInPlace(collective, send, recv, count, type, rank));
+            CallValidator.isInPlace(collective, send, recv, count, type, rank), stream);
         if (!Group.hold(call))
         {
             submit(call);

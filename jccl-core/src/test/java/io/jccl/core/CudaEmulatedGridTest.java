@@ -225,6 +225,93 @@ class CudaEmulatedGridTest
         }
     }
 
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldRunOnTheCallersStreamAfterItsEarlierWork() throws InterruptedException
+    {
+        final int n = 2;
+        final long count = 1 << 16;
+        final EmulatedCuda cuda = new EmulatedCuda();
+        final Communicator[] comms = Jccl.initAll(new Context().cuda(cuda), n);
+        final HostBuffer fives = HostBuffer.allocate(4 * count);
+        for (long i = 0; i < count; i++)
+        {
+            fives.byteBuffer().putInt((int)(4 * i), 5);
+        }
+        final long[] memory = new long[n];
+        try
+        {
+            final Work[] works = new Work[n];
+            final long[] streams = new long[n];
+            for (int r = 0; r < n; r++)
+            {
+                memory[r] = cuda.malloc(4 * count);
+                org.agrona.UnsafeApi.setMemory(memory[r], 4 * count, (byte)1);
+                // the caller's stream, held: a copy of fives into the buffer, then the collective, behind it
+                final Stream stream = Stream.wrapNative(0x7000_0000L + r);
+                streams[r] = cuda.wrapStream(stream.nativeHandle());
+                cuda.hold(streams[r], true);
+                cuda.memcpyAsync(memory[r], BufferUtil.address(fives.byteBuffer()), 4 * count, streams[r]);
+                final Buffer b = DeviceBuffer.of(memory[r], 4 * count, 0);
+                works[r] = comms[r].allReduce(b, b, count, DataType.INT32, ReduceOp.SUM, stream);
+            }
+            final Thread joiner = new Thread(() -> java.util.Arrays.stream(works).forEach(Work::join));
+            joiner.start();
+            joiner.join(500);
+            assertTrue(joiner.isAlive(), "the calls finished while the caller's streams were held");
+            for (int r = 0; r < n; r++)
+            {
+                cuda.hold(streams[r], false);
+            }
+            joiner.join(30_000);
+            for (final Work w : works)
+            {
+                w.join();
+            }
+            for (int r = 0; r < n; r++)
+            {
+                for (long i = 0; i < count; i += 997)
+                {
+                    assertEquals(10, org.agrona.UnsafeApi.getInt(memory[r] + 4 * i), "rank " + r + " [" + i + "]");
+                }
+            }
+        }
+        finally
+        {
+            for (final Communicator c : comms)
+            {
+                c.close();
+            }
+        }
+    }
+
+    @Test
+    void shouldPlaceRanksOnTheDevicesTheContextNames()
+    {
+        final EmulatedCuda two = new EmulatedCuda(2, 132);
+        final Communicator[] comms = Jccl.initAll(new Context().cuda(two).cudaDevices(1, 1, 0), 3);
+        try
+        {
+            assertEquals(List.of(1, 1, 0), java.util.Arrays.stream(comms).map(Jccl::cudaDevice).toList());
+        }
+        finally
+        {
+            java.util.Arrays.stream(comms).forEach(Communicator::close);
+        }
+        final Communicator[] byDefault = Jccl.initAll(new Context().cuda(two), 3);
+        try
+        {
+            assertEquals(List.of(0, 1, 0), java.util.Arrays.stream(byDefault).map(Jccl::cudaDevice).toList());
+        }
+        finally
+        {
+            java.util.Arrays.stream(byDefault).forEach(Communicator::close);
+        }
+        final JcclInvalidArgumentException ex = assertThrows(JcclInvalidArgumentException.class,
+            () -> Jccl.initAll(new Context().cuda(two).cudaDevices(0, 2), 2));
+        assertTrue(ex.getMessage().startsWith("cudaDevices[1]=2 is outside 0..1"), ex.getMessage());
+    }
+
     @AfterAll
     static void closeCommunicators()
     {

@@ -79,6 +79,15 @@ public interface CudaApi
     /** @return a new non-blocking stream on the current device. */
     long streamCreate();
 
+    /**
+     * Adopts a stream another library made (its {@code CUstream} as a raw handle, as {@code io.jccl.Stream} carries
+     * it): work queued on the returned handle runs in that stream's order. jccl never destroys it.
+     *
+     * @param nativeHandle the {@code CUstream}'s address, not 0.
+     * @return a handle for this API's stream arguments, the same for the same native stream.
+     */
+    long wrapStream(long nativeHandle);
+
     /** @param stream a stream to destroy; 0 is ignored. */
     void streamDestroy(long stream);
 

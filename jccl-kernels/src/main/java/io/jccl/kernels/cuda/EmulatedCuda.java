@@ -37,6 +37,7 @@ public final class EmulatedCuda implements CudaApi
     private final AtomicLong nextHandle = new AtomicLong(1);
     private final Map<Long, Long> rawByAligned = new ConcurrentHashMap<>();
     private final Map<Long, EmulatedStream> streams = new ConcurrentHashMap<>();
+    private final Map<Long, Long> wrapped = new ConcurrentHashMap<>();
     private final Map<Long, Event> events = new ConcurrentHashMap<>();
     private final Map<Long, String> functions = new ConcurrentHashMap<>();
     private final Map<Long, List<String>> modules = new ConcurrentHashMap<>();
@@ -176,6 +177,16 @@ public final class EmulatedCuda implements CudaApi
         final long handle = nextHandle.getAndIncrement();
         streams.put(handle, new EmulatedStream());
         return handle;
+    }
+
+    @Override
+    public long wrapStream(final long nativeHandle)
+    {
+        if (nativeHandle == 0)
+        {
+            throw new JcclSystemException("emulated CUDA: wrapStream(0): the legacy default stream is 0 already");
+        }
+        return wrapped.computeIfAbsent(nativeHandle, n -> streamCreate());
     }
 
     @Override
@@ -336,6 +347,18 @@ public final class EmulatedCuda implements CudaApi
     {
         checkDevice(peer);
         return true;
+    }
+
+    /**
+     * Holds or releases a stream's queue (a test hook, as a stream waiting on a value would): while held, nothing
+     * queued on it runs, so tests can prove what was ordered behind what.
+     *
+     * @param stream a stream handle.
+     * @param held   true to hold it, false to let it run.
+     */
+    public void hold(final long stream, final boolean held)
+    {
+        stream(stream).held = held;
     }
 
     /**
@@ -508,6 +531,7 @@ public final class EmulatedCuda implements CudaApi
     private static final class EmulatedStream
     {
         private final ArrayDeque<Operation> queue = new ArrayDeque<>();
+        volatile boolean held;
 
         synchronized void add(final Operation op)
         {
@@ -523,7 +547,7 @@ public final class EmulatedCuda implements CudaApi
         int advance()
         {
             int done = 0;
-            while (true)
+            while (!held)
             {
                 final Operation head;
                 synchronized (this)
@@ -540,6 +564,7 @@ public final class EmulatedCuda implements CudaApi
                 }
                 done++;
             }
+            return done;
         }
     }
 }

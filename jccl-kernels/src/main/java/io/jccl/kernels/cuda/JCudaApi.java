@@ -54,6 +54,8 @@ public final class JCudaApi implements CudaApi
 
     private final AtomicLong nextHandle = new AtomicLong(1);
     private final ConcurrentHashMap<Long, CUstream> streams = new ConcurrentHashMap<>();
+    /** Handles of foreign streams ({@link #wrapStream}) by their native address. */
+    private final ConcurrentHashMap<Long, Long> wrappedStreams = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, CUevent> events = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, CUmodule> modules = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, CUfunction> functions = new ConcurrentHashMap<>();
@@ -236,6 +238,38 @@ public final class JCudaApi implements CudaApi
         {
             throw failure("cuMemsetD8Async(dst=" + hex(dst) + ", value=" + value + ", bytes=" + bytes +
                 ", stream=" + stream + ")", result);
+        }
+    }
+
+    @Override
+    public long wrapStream(final long nativeHandle)
+    {
+        if (nativeHandle == 0)
+        {
+            throw new JcclInvalidArgumentException("wrapStream: nativeHandle is 0 (the legacy default stream, which " +
+                "is stream 0 here already)");
+        }
+        return wrappedStreams.computeIfAbsent(nativeHandle, n -> register(streams, foreignStream(n)));
+    }
+
+    /**
+     * @return a CUstream over a raw handle: JCuda offers no public constructor from an address, so its private
+     *         native pointer is set by reflection (as for IPC handles; no JVM flag is needed)
+     */
+    private static CUstream foreignStream(final long nativeHandle)
+    {
+        try
+        {
+            final java.lang.reflect.Field pointer = jcuda.NativePointerObject.class.getDeclaredField("nativePointer");
+            pointer.setAccessible(true);
+            final CUstream stream = new CUstream();
+            pointer.setLong(stream, nativeHandle);
+            return stream;
+        }
+        catch (final ReflectiveOperationException | RuntimeException ex)
+        {
+            throw new JcclSystemException("wrapStream: cannot set JCuda's CUstream to 0x" +
+                Long.toHexString(nativeHandle) + ": " + ex, ex);
         }
     }
 
