@@ -55,6 +55,8 @@ public final class Context
     public static final String SCHEDULE_FILES_PROP_NAME = "JCCL_SCHEDULE_FILES";
     /** Log level of jccl's own diagnostics: {@code WARN} (default), {@code INFO}. */
     public static final String DEBUG_PROP_NAME = "JCCL_DEBUG";
+    /** Set to 0 to stage the CUDA path between processes of a host through host memory instead of CUDA IPC. */
+    public static final String CUDA_IPC_PROP_NAME = "JCCL_CUDA_IPC";
 
     private long timeoutMs = longSetting(TIMEOUT_MS_PROP_NAME, TIMEOUT_MS_DEFAULT);
     private String algo = setting(ALGO_PROP_NAME);
@@ -74,6 +76,7 @@ public final class Context
     private PlanConstraints constraints;
     private io.jccl.kernels.cuda.CudaApi cuda;
     private int[] cudaDevices;
+    private boolean cudaIpc = !"0".equals(setting(CUDA_IPC_PROP_NAME));
 
     /** @return the deadline of every wait in milliseconds. */
     public long timeoutMs()
@@ -394,6 +397,26 @@ public final class Context
             }
         }
         this.cudaDevices = devices.length == 0 ? null : devices.clone();
+        return this;
+    }
+
+    /** @return true when ranks on GPUs in different processes of a host pass data through CUDA IPC (the default). */
+    public boolean cudaIpc()
+    {
+        return cudaIpc;
+    }
+
+    /**
+     * Between ranks on GPUs in different processes of one host: true (the default, {@code JCCL_CUDA_IPC} unset or
+     * not 0) maps the sender's FIFO into the receiver's process with CUDA IPC, so kernels pass data device to device;
+     * false stages every slot through pinned host memory and the shared-memory transport, as between hosts.
+     *
+     * @param cudaIpc whether to use CUDA IPC.
+     * @return this.
+     */
+    public Context cudaIpc(final boolean cudaIpc)
+    {
+        this.cudaIpc = cudaIpc;
         return this;
     }
 

@@ -117,6 +117,12 @@ final class CudaExecution implements Execution
             steps += worker.stepCount();
             sendFifo[w] = worker.sendPeer() == Worker.NO_PEER ? 0 :
                 group.fifo(rank, worker.sendPeer(), worker.channel(), protocol.ordinal());
+        }
+        // receiving ends after every sending end: a receiver in another process may wait for the sender's IPC
+        // handle, which every rank sends before it waits for any
+        for (int w = 0; w < workers.length; w++)
+        {
+            final Worker worker = workers[w];
             recvFifo[w] = worker.recvPeer() == Worker.NO_PEER ? 0 :
                 group.fifo(worker.recvPeer(), rank, worker.channel(), protocol.ordinal());
         }

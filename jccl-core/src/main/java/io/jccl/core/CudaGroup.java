@@ -31,6 +31,14 @@ final class CudaGroup
     private final Map<String, Long> functions = new HashMap<>();
     private final Map<Long, Long> fifos = new HashMap<>();
     private final Map<Long, Long> pinnedFifos = new HashMap<>();
+    /** IPC: FIFOs in this process's device memory that a rank of another process maps, and those mapped here. */
+    private final Map<Long, Long> exportedFifos = new HashMap<>();
+    private final Map<Long, Long> importedFifos = new HashMap<>();
+    /** The sequence number of a handshake slot, which no call has. */
+    static final long HANDSHAKE = -1;
+    private final io.jccl.Topology topology;
+    private final boolean ipc;
+    private final long timeoutMs;
     private final Map<Long, CudaProxy> proxies = new HashMap<>();
     private final int[] ranksOnDevice;
     private final boolean[] local;
@@ -43,10 +51,14 @@ final class CudaGroup
      * @param transport  the host transport, which carries the slots of connections to other processes.
      */
     CudaGroup(final CudaApi api, final io.jccl.Topology topology, final int[] localRanks,
-        final io.jccl.transport.InProcessTransport transport, final int[] chosen)
+        final io.jccl.transport.InProcessTransport transport, final int[] chosen, final boolean ipc,
+        final long timeoutMs)
     {
         this.api = api;
         this.transport = transport;
+        this.topology = topology;
+        this.ipc = ipc;
+        this.timeoutMs = timeoutMs;
         final int devices = api.deviceCount();
         if (devices < 1)
         {
@@ -177,25 +189,111 @@ final class CudaGroup
      * @return the FIFO's address, zeroed when made: in the receiver's device memory between local ranks, else in
      *         pinned host memory with a proxy ({@link #proxy}).
      */
-    synchronized long fifo(final int from, final int to, final int channel, final int protocol)
+    long fifo(final int from, final int to, final int channel, final int protocol)
     {
         final long key = key(from, to, channel, protocol);
-        if (!local[from] || !local[to])
+        if (!local[from] && ipc && topology.sameHost(from, to))
         {
-            return proxied(key, from, to, channel, protocol);
+            // waits for the sender's handle: outside the lock, which local senders need meanwhile
+            return imported(key, from, to, channel, protocol);
         }
-        final Long known = fifos.get(key);
+        synchronized (this)
+        {
+            if (!local[to] && ipc && topology.sameHost(from, to))
+            {
+                return exported(key, from, to, channel, protocol);
+            }
+            if (!local[from] || !local[to])
+            {
+                return proxied(key, from, to, channel, protocol);
+            }
+            return device(key, deviceOfRank[to], protocol, fifos);
+        }
+    }
+
+    /** @return a zeroed FIFO in a device's memory, made once per key. */
+    private long device(final long key, final int device, final int protocol, final Map<Long, Long> made)
+    {
+        final Long known = made.get(key);
         if (known != null)
         {
             return known;
         }
-        api.setDevice(deviceOfRank[to]);
+        api.setDevice(device);
         final long bytes = DeviceLayout.fifoBytes(protocol);
         final long fifo = api.malloc(bytes);
         api.memsetAsync(fifo, 0, bytes, 0);
         api.streamSynchronize(0);
-        fifos.put(key, fifo);
+        made.put(key, fifo);
         return fifo;
+    }
+
+    /**
+     * CUDA IPC to a rank of another process on this host: the FIFO lies in the sender's device memory, and its IPC
+     * handle goes to the receiver's process as the first slot of the host connection between them (sequence
+     * {@link #HANDSHAKE}), so the kernels then pass data device to device with no proxy.
+     */
+    private long exported(final long key, final int from, final int to, final int channel, final int protocol)
+    {
+        final boolean first = !exportedFifos.containsKey(key);
+        final long fifo = device(key, deviceOfRank[from], protocol, exportedFifos);
+        if (first)
+        {
+            final io.jccl.transport.SendConnector handshake = transport.sender(from, to, channel,
+                io.jccl.Protocol.SIMPLE, io.jccl.TransportKind.SHM);
+            final byte[] handle = api.ipcHandle(fifo);
+            awaitUntil(handshake::hasSpace, "a free slot to rank " + to + " for its FIFO's IPC handle");
+            new org.agrona.concurrent.UnsafeBuffer(handshake.slotAddress(), handle.length).putBytes(0, handle);
+            handshake.publish(handle.length, HANDSHAKE, protocol, channel);
+        }
+        return fifo;
+    }
+
+    /** The receiving end of {@link #exported}: waits for the sender's handle and maps its FIFO here. */
+    private long imported(final long key, final int from, final int to, final int channel, final int protocol)
+    {
+        synchronized (this)
+        {
+            final Long known = importedFifos.get(key);
+            if (known != null)
+            {
+                return known;
+            }
+        }
+        final io.jccl.transport.RecvConnector handshake = transport.receiver(from, to, channel,
+            io.jccl.Protocol.SIMPLE, io.jccl.TransportKind.SHM);
+        awaitUntil(handshake::hasData, "rank " + from + "'s IPC handle of the FIFO from it (channel " + channel + ")");
+        if (handshake.seq() != HANDSHAKE || handshake.shape() != protocol || handshake.plan() != channel ||
+            handshake.dataLength() != 64)
+        {
+            throw new io.jccl.JcclRemoteException("rank " + to + " expected rank " + from + "'s IPC handle for " +
+                "channel " + channel + " and protocol " + protocol + " and received a slot of call #" +
+                handshake.seq() + ": the ranks do not create the same connections");
+        }
+        final byte[] handle = new byte[64];
+        new org.agrona.concurrent.UnsafeBuffer(handshake.slotAddress(), handle.length).getBytes(0, handle);
+        handshake.release();
+        api.setDevice(deviceOfRank[to]);
+        final long fifo = api.ipcOpen(handle);
+        synchronized (this)
+        {
+            importedFifos.put(key, fifo);
+        }
+        return fifo;
+    }
+
+    private void awaitUntil(final java.util.function.BooleanSupplier condition, final String what)
+    {
+        final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new io.jccl.JcclTimeoutException("waited " + timeoutMs + " ms for " + what +
+                    " (CUDA IPC between processes; JCCL_CUDA_IPC=0 stages through host memory instead)");
+            }
+            Thread.yield();
+        }
     }
 
     /**
@@ -242,6 +340,10 @@ final class CudaGroup
     {
         fifos.values().forEach(api::free);
         fifos.clear();
+        importedFifos.values().forEach(api::ipcClose);
+        importedFifos.clear();
+        exportedFifos.values().forEach(api::free);
+        exportedFifos.clear();
         pinnedFifos.values().forEach(api::freeHost);
         pinnedFifos.clear();
         proxies.clear();

@@ -22,6 +22,10 @@ public final class MultiProcessChild
     private static final boolean SHARED = "shared".equals(System.getProperty(MEMORY_PROPERTY));
     /** {@code emulated-cuda}: the rank runs on the device double, its buffers passed as device memory. */
     private static final boolean CUDA = "emulated-cuda".equals(System.getProperty(MEMORY_PROPERTY));
+    /** Where the device double's memory lives, so that its IPC handles map in other processes. */
+    private static final java.nio.file.Path SHARE = java.nio.file.Path.of(
+        java.nio.file.Files.isDirectory(java.nio.file.Path.of("/dev/shm")) ? "/dev/shm" :
+        System.getProperty("java.io.tmpdir"));
 
     private static final DataType[] TYPES = {DataType.FLOAT32, DataType.INT32, DataType.FLOAT64};
     private static final ReduceOp[] OPS = {ReduceOp.SUM, ReduceOp.MAX};
@@ -52,7 +56,8 @@ public final class MultiProcessChild
         final String mode = args.length > 3 ? args[3] : "grid";
         final long timeoutMs = args.length > 4 ? Long.parseLong(args[4]) : 60_000;
         final Communicator comm = Jccl.connect(new Context().timeoutMs(timeoutMs)
-            .cuda(CUDA ? new io.jccl.kernels.cuda.EmulatedCuda() : null), rank, size, UniqueId.parse(args[2]));
+            .cuda(CUDA ? io.jccl.kernels.cuda.EmulatedCuda.shareable(SHARE) : null), rank, size,
+            UniqueId.parse(args[2]));
         switch (mode)
         {
             case "loop" -> loopUntilBroken(comm, Long.MAX_VALUE);

@@ -67,20 +67,23 @@ class MultiProcessTest
     }
 
     /**
-     * Ranks in separate JVMs on the CUDA path (the device double in each): every kernel's FIFO to a rank of another
-     * process lies in pinned host memory, and a proxy carries its slots through the shared-memory transport; the
-     * whole grid of {@link MultiProcessChild} must come out exact on every rank.
+     * Ranks in separate JVMs on the CUDA path (the device double in each, its memory in files that other processes
+     * map): with CUDA IPC each sender's FIFO is mapped into its receiver's process, its handle sent as the first slot
+     * of the host connection; without ({@code JCCL_CUDA_IPC=0}) every FIFO to another process lies in pinned host
+     * memory and a proxy carries its slots through the shared-memory transport. The whole grid of
+     * {@link MultiProcessChild} must come out exact on every rank either way.
      */
-    @ParameterizedTest(name = "{0} processes on emulated CUDA")
-    @CsvSource({"2", "3"})
+    @ParameterizedTest(name = "{0} processes on emulated CUDA, IPC {1}")
+    @CsvSource({"2, true", "3, true", "2, false", "3, false"})
     @Timeout(300)
-    void shouldGiveExactResultsWhenRanksOfSeparateJvmsRunOnCuda(final int size) throws Exception
+    void shouldGiveExactResultsWhenRanksOfSeparateJvmsRunOnCuda(final int size, final boolean ipc) throws Exception
     {
         final UniqueId id = UniqueId.create("127.0.0.1", freePort());
         final List<Process> children = new ArrayList<>();
         for (int rank = size - 1; rank >= 0; rank--)
         {
-            children.add(start(List.of(), java.util.Map.of(), rank, size, id, "emulated-cuda"));
+            children.add(start(List.of(), ipc ? java.util.Map.of() : java.util.Map.of(Context.CUDA_IPC_PROP_NAME,
+                "0"), rank, size, id, "emulated-cuda"));
         }
         final List<String> outputs = new ArrayList<>();
         assertEquals("", awaitAll(children, outputs));
@@ -137,6 +140,11 @@ class MultiProcessTest
             for (final Process p : ranks)
             {
                 p.destroyForcibly();
+            }
+            if ("emulated-cuda".equals(memory) && Files.isDirectory(Path.of("/dev/shm")))
+            {
+                // the killed rank's device memory (files of the double): the next double sweeps dead processes'
+                io.jccl.kernels.cuda.EmulatedCuda.shareable(Path.of("/dev/shm"));
             }
         }
     }

@@ -31,7 +31,13 @@ public final class EmulatedCuda implements CudaApi
     private static final Pattern ENTRY = Pattern.compile("\\.entry\\s+(\\w+)");
     private static final int IPC_MAGIC = 0x6a63636c;
 
+    private static final String SHARE_PREFIX = "jccl-emucuda-";
     private final int devices;
+    /** Where shareable allocations live, or null: device memory private to this process. */
+    private final java.nio.file.Path shareDirectory;
+    private final AtomicLong nextShared = new AtomicLong();
+    private final Map<Long, Shared> shared = new ConcurrentHashMap<>();
+    private final Map<Long, java.nio.MappedByteBuffer> opened = new ConcurrentHashMap<>();
     private final int multiprocessors;
     private final ReentrantLock lock = new ReentrantLock();
     private final AtomicLong nextHandle = new AtomicLong(1);
@@ -57,8 +63,35 @@ public final class EmulatedCuda implements CudaApi
      */
     public EmulatedCuda(final int devices, final int multiprocessors)
     {
+        this(devices, multiprocessors, null);
+    }
+
+    private EmulatedCuda(final int devices, final int multiprocessors, final java.nio.file.Path shareDirectory)
+    {
         this.devices = devices;
         this.multiprocessors = multiprocessors;
+        this.shareDirectory = shareDirectory;
+        if (shareDirectory != null)
+        {
+            sweepDeadProcesses(shareDirectory);
+            // a process that exits without freeing (System.exit after a failure) leaves no file behind
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> shared.values()
+                .forEach(file -> org.agrona.IoUtil.delete(file.path.toFile(), true)), "jccl-emucuda-cleanup"));
+        }
+    }
+
+    /**
+     * A double whose device memory other processes can map, as CUDA IPC maps a device allocation into another
+     * process: each {@link #malloc} is a file in the directory (named after this process's pid, deleted when freed,
+     * and deleted by the next such double when its process died), so {@link #ipcHandle} and {@link #ipcOpen} work
+     * across processes. Pinned host memory stays private.
+     *
+     * @param directory where the allocations live, {@code /dev/shm} for memory.
+     * @return one device with 132 multiprocessors.
+     */
+    public static EmulatedCuda shareable(final java.nio.file.Path directory)
+    {
+        return new EmulatedCuda(1, 132, directory);
     }
 
     @Override
@@ -115,6 +148,22 @@ public final class EmulatedCuda implements CudaApi
         {
             throw new JcclSystemException("emulated CUDA: malloc of " + bytes + " bytes");
         }
+        if (shareDirectory != null && bytes <= Integer.MAX_VALUE)
+        {
+            final long id = nextShared.getAndIncrement();
+            final java.nio.file.Path file = shareDirectory.resolve(SHARE_PREFIX + ProcessHandle.current().pid() +
+                "-" + id);
+            final java.nio.MappedByteBuffer mapped = map(file, bytes, true);
+            final long address = org.agrona.BufferUtil.address(mapped);
+            UnsafeApi.setMemory(address, bytes, (byte)0x5a);
+            shared.put(address, new Shared(file, id, mapped));
+            return address;
+        }
+        return privateMemory(bytes);
+    }
+
+    private long privateMemory(final long bytes)
+    {
         final long raw = UnsafeApi.allocateMemory(bytes + 256);
         final long aligned = (raw + 255) & -256L;
         // device memory is not zeroed; fill it with a pattern so that code relying on zeros fails here too
@@ -130,6 +179,13 @@ public final class EmulatedCuda implements CudaApi
         {
             return;
         }
+        final Shared file = shared.remove(pointer);
+        if (file != null)
+        {
+            org.agrona.IoUtil.unmap(file.mapped);
+            org.agrona.IoUtil.delete(file.path.toFile(), true);
+            return;
+        }
         final Long raw = rawByAligned.remove(pointer);
         if (raw == null)
         {
@@ -142,7 +198,11 @@ public final class EmulatedCuda implements CudaApi
     @Override
     public long mallocHost(final long bytes)
     {
-        return malloc(bytes);
+        if (bytes < 1)
+        {
+            throw new JcclSystemException("emulated CUDA: mallocHost of " + bytes + " bytes");
+        }
+        return privateMemory(bytes);
     }
 
     @Override
@@ -315,6 +375,14 @@ public final class EmulatedCuda implements CudaApi
     @Override
     public byte[] ipcHandle(final long pointer)
     {
+        final Shared file = shared.get(pointer);
+        if (file != null)
+        {
+            final ByteBuffer b = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
+            b.putInt(IPC_MAGIC).putLong(ProcessHandle.current().pid()).putLong(pointer).putLong(file.id)
+                .putLong(file.mapped.capacity());
+            return b.array();
+        }
         if (!rawByAligned.containsKey(pointer))
         {
             throw new JcclSystemException("emulated CUDA: cuIpcGetMemHandle of 0x" + Long.toHexString(pointer) +
@@ -329,16 +397,88 @@ public final class EmulatedCuda implements CudaApi
     public long ipcOpen(final byte[] handle)
     {
         final ByteBuffer b = ByteBuffer.wrap(handle).order(ByteOrder.LITTLE_ENDIAN);
-        if (handle.length != 64 || b.getInt() != IPC_MAGIC || b.getLong() != ProcessHandle.current().pid())
+        if (handle.length != 64 || b.getInt() != IPC_MAGIC)
         {
-            throw new JcclSystemException("emulated CUDA: cuIpcOpenMemHandle failed: " +
-                "CUDA_ERROR_INVALID_VALUE (the emulation maps handles of this process only)");
+            throw new JcclSystemException("emulated CUDA: cuIpcOpenMemHandle failed: CUDA_ERROR_INVALID_VALUE " +
+                "(not a handle of the emulation)");
         }
-        return b.getLong();
+        final long pid = b.getLong();
+        final long pointer = b.getLong();
+        if (pid == ProcessHandle.current().pid())
+        {
+            return pointer;
+        }
+        final long id = b.getLong();
+        final long bytes = b.getLong();
+        if (shareDirectory == null || bytes == 0)
+        {
+            throw new JcclSystemException("emulated CUDA: cuIpcOpenMemHandle failed: CUDA_ERROR_INVALID_VALUE (a " +
+                "handle of process " + pid + ": only EmulatedCuda.shareable maps other processes' memory)");
+        }
+        final java.nio.MappedByteBuffer mapped = map(shareDirectory.resolve(SHARE_PREFIX + pid + "-" + id), bytes,
+            false);
+        final long address = org.agrona.BufferUtil.address(mapped);
+        opened.put(address, mapped);
+        return address;
     }
 
     @Override
     public void ipcClose(final long pointer)
+    {
+        final java.nio.MappedByteBuffer mapped = opened.remove(pointer);
+        if (mapped != null)
+        {
+            org.agrona.IoUtil.unmap(mapped);
+        }
+    }
+
+    private static java.nio.MappedByteBuffer map(final java.nio.file.Path file, final long bytes,
+        final boolean create)
+    {
+        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file,
+            create ? java.util.EnumSet.of(java.nio.file.StandardOpenOption.CREATE_NEW,
+                java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE) :
+                java.util.EnumSet.of(java.nio.file.StandardOpenOption.READ,
+                java.nio.file.StandardOpenOption.WRITE)))
+        {
+            return channel.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0, bytes);
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new JcclSystemException("emulated CUDA: cannot map " + file + ": " + ex, ex);
+        }
+    }
+
+    /** Deletes the allocations of processes that died before freeing them. */
+    private static void sweepDeadProcesses(final java.nio.file.Path directory)
+    {
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(directory))
+        {
+            files.filter(f -> f.getFileName().toString().startsWith(SHARE_PREFIX)).forEach(f ->
+            {
+                final String rest = f.getFileName().toString().substring(SHARE_PREFIX.length());
+                final int dash = rest.indexOf('-');
+                try
+                {
+                    final long pid = Long.parseLong(rest.substring(0, dash));
+                    if (ProcessHandle.of(pid).isEmpty())
+                    {
+                        java.nio.file.Files.deleteIfExists(f);
+                    }
+                }
+                catch (final RuntimeException | java.io.IOException ignore)
+                {
+                    // not ours, or already gone
+                }
+            });
+        }
+        catch (final java.io.IOException ignore)
+        {
+            // nothing to sweep
+        }
+    }
+
+    private record Shared(java.nio.file.Path path, long id, java.nio.MappedByteBuffer mapped)
     {
     }
 
