@@ -79,7 +79,7 @@ final class CommGroup
         this.trace = online == null ? null : OnlineTuning.openTrace(context.tunerTraceFile());
         this.schedules = ScheduleRegistry.load(context.scheduleFiles());
         this.cuda = context.cuda() == null ? null : new CudaGroup(context.cuda(), topology, localRanks, transport,
-            context.cudaDevices(), context.cudaIpc(), context.timeoutMs());
+            context.cudaDevices(), context.cudaIpc());
         this.communicators = new LocalCommunicator[topology.ranks()];
         this.splitter = new LocalSplit(context, topology.ranks());
         this.open = new AtomicInteger(localRanks.length);

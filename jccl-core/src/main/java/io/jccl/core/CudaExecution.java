@@ -35,6 +35,8 @@ final class CudaExecution implements Execution
 {
     private static final int BUFFERS = 3;
     private static final int DEFAULT_THREADS = 512;
+    /** A receive FIFO whose sender (another process, CUDA IPC) has not sent its handle yet. */
+    private static final long UNRESOLVED = -1;
 
     private final Program program;
     private final Protocol protocol;
@@ -74,7 +76,13 @@ final class CudaExecution implements Execution
     private long scratch;
     private long scratchBytes;
     private boolean launched;
+    /** Bound, waiting for a peer's IPC handle before it can launch. */
+    private boolean pendingLaunch;
     private String kernel;
+    /** Integer AVG's division after the kernel (null when none), its buffer and count. */
+    private String divideKernel;
+    private long divideAddress;
+    private long divideCount;
     /** The running call's sequence, shape and plan, which the proxies put in the host slot headers. */
     private long seq;
     private long shape;
@@ -123,8 +131,9 @@ final class CudaExecution implements Execution
         for (int w = 0; w < workers.length; w++)
         {
             final Worker worker = workers[w];
-            recvFifo[w] = worker.recvPeer() == Worker.NO_PEER ? 0 :
+            final long fifo = worker.recvPeer() == Worker.NO_PEER ? 0 :
                 group.fifo(worker.recvPeer(), rank, worker.channel(), protocol.ordinal());
+            recvFifo[w] = worker.recvPeer() != Worker.NO_PEER && fifo == 0 ? UNRESOLVED : fifo;
         }
         this.totalSteps = steps;
         final java.util.List<CudaProxy> found = new java.util.ArrayList<>();
@@ -182,7 +191,7 @@ final class CudaExecution implements Execution
             UnsafeApi.putLong(block + B_STEP_COUNT, worker.stepCount());
             UnsafeApi.putLong(block + B_FLAGS, area + flags);
             UnsafeApi.putLong(block + B_SEND_FIFO, sendFifo[w]);
-            UnsafeApi.putLong(block + B_RECV_FIFO, recvFifo[w]);
+            UnsafeApi.putLong(block + B_RECV_FIFO, recvFifo[w] == UNRESOLVED ? 0 : recvFifo[w]);
             UnsafeApi.putLong(block + B_PROGRESS, area + progressOffset);
             UnsafeApi.putLong(block + B_WORKER_INDEX, w);
             UnsafeApi.putLong(block + B_RANK_TABLE, area + rankTableOffset);
@@ -258,21 +267,54 @@ final class CudaExecution implements Execution
         kernel = call.collective.isReducing() ? KernelNames.interpreter(protocol, call.type, call.op.kind()) :
             KernelNames.interpreterCopy(protocol);
         api.setDevice(device);
-        final long function = group.function(device, kernel);
         // on the caller's CUDA stream when it gave one (ordered after its earlier work there, as NCCL's calls are),
         // else on this rank's own stream; each rank needs its own, as ranks wait on each other inside their kernels
         final long callerStream = call.stream.nativeHandle();
         active = callerStream == 0 ? stream : api.wrapStream(callerStream);
+        final boolean divides = dividesAverage(call) && (call.collective != Collective.REDUCE || call.root == rank);
+        divideKernel = divides ? KernelNames.divide(call.type) : null;
+        divideAddress = outputAddress;
+        divideCount = call.count;
+        pendingLaunch = true;
+        launchWhenConnected();
+    }
+
+    /**
+     * Launches the bound call once every FIFO is known: a FIFO from a rank of another process of this host (CUDA
+     * IPC) is known when that rank's handle has arrived, which can be after this rank's first call is bound; until
+     * then the progress engine retries, and nothing blocks.
+     *
+     * @return 1 when it launched, else 0.
+     */
+    private int launchWhenConnected()
+    {
+        for (int w = 0; w < workers.length; w++)
+        {
+            if (recvFifo[w] == UNRESOLVED)
+            {
+                final long fifo = group.fifo(workers[w].recvPeer(), rank, workers[w].channel(), protocol.ordinal());
+                if (fifo == 0)
+                {
+                    return 0;
+                }
+                recvFifo[w] = fifo;
+                UnsafeApi.putLong(staging + blocksOffset + (long)RECORD_BYTES * w + B_RECV_FIFO, fifo);
+            }
+        }
+        api.setDevice(device);
+        final long function = group.function(device, kernel);
         api.memcpyAsync(area, staging, areaBytes, active);
         api.launch(function, workers.length, threads, 0, active, area);
-        if (dividesAverage(call) && (call.collective != Collective.REDUCE || call.root == rank))
+        if (divideKernel != null)
         {
-            final long divide = group.function(device, KernelNames.divide(call.type));
-            api.launch(divide, Math.max(1, Math.min(1024, (int)((call.count + 1023) / 1024))), 256, 0, active,
-                outputAddress, call.count, ranks);
+            final long divide = group.function(device, divideKernel);
+            api.launch(divide, Math.max(1, Math.min(1024, (int)((divideCount + 1023) / 1024))), 256, 0, active,
+                divideAddress, divideCount, ranks);
         }
         api.eventRecord(done, active);
+        pendingLaunch = false;
         launched = true;
+        return 1;
     }
 
     private static boolean dividesAverage(final Call call)
@@ -399,7 +441,7 @@ final class CudaExecution implements Execution
     @Override
     public int doWork()
     {
-        int work = 0;
+        int work = pendingLaunch ? launchWhenConnected() : 0;
         for (final CudaProxy proxy : proxies)
         {
             work += proxy.doWork(seq, shape, planHash);
@@ -441,6 +483,20 @@ final class CudaExecution implements Execution
     @Override
     public JcclTimeoutException timeout(final long timeoutMs)
     {
+        if (pendingLaunch)
+        {
+            pendingLaunch = false;
+            for (int w = 0; w < workers.length; w++)
+            {
+                if (recvFifo[w] == UNRESOLVED)
+                {
+                    return new JcclTimeoutException("rank " + rank + " waited " + timeoutMs + " ms for rank " +
+                        workers[w].recvPeer() + "'s IPC handle of the FIFO from it (channel " + workers[w].channel() +
+                        ") before its first CUDA kernel of the " + program.name() + " program: that rank did not " +
+                        "make the same call (JCCL_CUDA_IPC=0 stages through host memory instead)");
+                }
+            }
+        }
         UnsafeApi.putIntVolatile(null, control, 1);
         api.setDevice(device);
         api.streamSynchronize(active);

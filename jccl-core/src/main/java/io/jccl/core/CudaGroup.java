@@ -38,7 +38,6 @@ final class CudaGroup
     static final long HANDSHAKE = -1;
     private final io.jccl.Topology topology;
     private final boolean ipc;
-    private final long timeoutMs;
     private final Map<Long, CudaProxy> proxies = new HashMap<>();
     private final int[] ranksOnDevice;
     private final boolean[] local;
@@ -51,14 +50,12 @@ final class CudaGroup
      * @param transport  the host transport, which carries the slots of connections to other processes.
      */
     CudaGroup(final CudaApi api, final io.jccl.Topology topology, final int[] localRanks,
-        final io.jccl.transport.InProcessTransport transport, final int[] chosen, final boolean ipc,
-        final long timeoutMs)
+        final io.jccl.transport.InProcessTransport transport, final int[] chosen, final boolean ipc)
     {
         this.api = api;
         this.transport = transport;
         this.topology = topology;
         this.ipc = ipc;
-        this.timeoutMs = timeoutMs;
         final int devices = api.deviceCount();
         if (devices < 1)
         {
@@ -186,15 +183,15 @@ final class CudaGroup
      * @param to       the receiving rank.
      * @param channel  the channel.
      * @param protocol the protocol id.
-     * @return the FIFO's address, zeroed when made: in the receiver's device memory between local ranks, else in
-     *         pinned host memory with a proxy ({@link #proxy}).
+     * @return the FIFO's address, zeroed when made: in the receiver's device memory between local ranks, in the
+     *         sender's (mapped here by CUDA IPC) from a rank of another process of this host, or 0 while that rank's
+     *         handle has not arrived; else in pinned host memory with a proxy ({@link #proxy}).
      */
     long fifo(final int from, final int to, final int channel, final int protocol)
     {
         final long key = key(from, to, channel, protocol);
         if (!local[from] && ipc && topology.sameHost(from, to))
         {
-            // waits for the sender's handle: outside the lock, which local senders need meanwhile
             return imported(key, from, to, channel, protocol);
         }
         synchronized (this)
@@ -242,14 +239,21 @@ final class CudaGroup
             final io.jccl.transport.SendConnector handshake = transport.sender(from, to, channel,
                 io.jccl.Protocol.SIMPLE, io.jccl.TransportKind.SHM);
             final byte[] handle = api.ipcHandle(fifo);
-            awaitUntil(handshake::hasSpace, "a free slot to rank " + to + " for its FIFO's IPC handle");
+            if (!handshake.hasSpace())
+            {
+                throw new IllegalStateException("the first slot to rank " + to + " is taken before the IPC handle");
+            }
             new org.agrona.concurrent.UnsafeBuffer(handshake.slotAddress(), handle.length).putBytes(0, handle);
             handshake.publish(handle.length, HANDSHAKE, protocol, channel);
         }
         return fifo;
     }
 
-    /** The receiving end of {@link #exported}: waits for the sender's handle and maps its FIFO here. */
+    /**
+     * The receiving end of {@link #exported}: maps the sender's FIFO here once its handle has arrived.
+     *
+     * @return the FIFO, or 0 while the handle has not arrived (never waits).
+     */
     private long imported(final long key, final int from, final int to, final int channel, final int protocol)
     {
         synchronized (this)
@@ -262,7 +266,10 @@ final class CudaGroup
         }
         final io.jccl.transport.RecvConnector handshake = transport.receiver(from, to, channel,
             io.jccl.Protocol.SIMPLE, io.jccl.TransportKind.SHM);
-        awaitUntil(handshake::hasData, "rank " + from + "'s IPC handle of the FIFO from it (channel " + channel + ")");
+        if (!handshake.hasData())
+        {
+            return 0;
+        }
         if (handshake.seq() != HANDSHAKE || handshake.shape() != protocol || handshake.plan() != channel ||
             handshake.dataLength() != 64)
         {
@@ -280,20 +287,6 @@ final class CudaGroup
             importedFifos.put(key, fifo);
         }
         return fifo;
-    }
-
-    private void awaitUntil(final java.util.function.BooleanSupplier condition, final String what)
-    {
-        final long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() - deadline > 0)
-            {
-                throw new io.jccl.JcclTimeoutException("waited " + timeoutMs + " ms for " + what +
-                    " (CUDA IPC between processes; JCCL_CUDA_IPC=0 stages through host memory instead)");
-            }
-            Thread.yield();
-        }
     }
 
     /**
