@@ -151,11 +151,7 @@ class CudaEmulatedGridTest
         }
         finally
         {
-            for (final Communicator c : comms)
-            {
-                c.abort();
-                c.close();
-            }
+            abortAndClose(comms);
         }
     }
 
@@ -174,11 +170,7 @@ class CudaEmulatedGridTest
         }
         finally
         {
-            for (final Communicator c : comms)
-            {
-                c.abort();
-                c.close();
-            }
+            abortAndClose(comms);
         }
     }
 
@@ -310,6 +302,15 @@ class CudaEmulatedGridTest
         final JcclInvalidArgumentException ex = assertThrows(JcclInvalidArgumentException.class,
             () -> Jccl.initAll(new Context().cuda(two).cudaDevices(0, 2), 2));
         assertTrue(ex.getMessage().startsWith("cudaDevices[1]=2 is outside 0..1"), ex.getMessage());
+    }
+
+    private static void abortAndClose(final Communicator[] comms)
+    {
+        for (final Communicator c : comms)
+        {
+            c.abort();
+            c.close();
+        }
     }
 
     @AfterAll
