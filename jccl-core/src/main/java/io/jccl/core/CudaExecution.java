@@ -113,7 +113,7 @@ final class CudaExecution implements Execution
                 ", which has " + sms + " multiprocessors: their kernels could not all be resident at once " +
                 "(lower JCCL_MAX_NCHANNELS or the rank count per device)");
         }
-        this.threads = requestedThreads >= 64 && requestedThreads <= 1024 ? requestedThreads / 32 * 32 :
+        this.threads = requestedThreads >= 32 && requestedThreads <= 1024 ? requestedThreads / 32 * 32 :
             DEFAULT_THREADS;
         this.maxChunkCount = program.maxChunkCount();
         this.sendFifo = new long[workers.length];
