@@ -16,7 +16,11 @@
 #   CMP_ITERS, CMP_WARMUP, CMP_ROUNDS   -n/-w/--rounds of --compare-plans (default 20, 5, 5)
 #   REUSE=1          reuse the tuner and sweep logs already in OUT_DIR (re-run only the comparisons)
 #   LOAD_TARGET      tuned/default target under --load (default 1.3; applied when the extra flags contain --load)
+#   JCCL_CALIBRATION the cost model's constants: defaults here unless set, so every run has the same default plan
 set -euo pipefail
+# the cost model calibrates itself once per process, which can move the default plan from one run to the next;
+# hold it still unless the caller chose otherwise
+export JCCL_CALIBRATION=${JCCL_CALIBRATION:-defaults}
 
 if [[ $# -lt 1 ]]; then
   echo "usage: $0 TOOL [extra bench flags...]" >&2

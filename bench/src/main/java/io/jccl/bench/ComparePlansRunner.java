@@ -17,8 +17,8 @@ import java.util.List;
 /**
  * A tool run with {@code --compare-plans}: one set of in-process ranks per plan, all created up front, then per
  * size {@code --rounds} rounds in which each plan in turn runs its measurement ({@code -n} timed calls out of place,
- * as {@link BenchRunner} times them), A B C A B C..., so that a noisy moment of the machine falls on every plan
- * alike; then one {@link CompareTable} row of medians. {@code -w} warm-up calls run per plan and size before the
+ * as {@link BenchRunner} times them), A B C, B C A, C A B, ..., so that a noisy moment of the machine, and the
+ * place in the round, fall on every plan alike; then one {@link CompareTable} row of medians. {@code -w} warm-up calls run per plan and size before the
  * rounds, {@code --jit-warmup-ms} before the first size; with {@code -c} each plan's result is checked once per
  * size after its rounds. Every {@code -d} type runs, with the first {@code -o} operator and root. One thread drives
  * every rank, each call a group of all ranks' calls.
@@ -115,8 +115,11 @@ public final class ComparePlansRunner
                 }
                 for (int round = 0; round < options.rounds(); round++)
                 {
-                    for (int p = 0; p < plans.size(); p++)
+                    // each round starts with the next plan (A B C, B C A, C A B, ...): running first, after the
+                    // previous round's last plan, is a position of its own at latency-bound sizes
+                    for (int k = 0; k < plans.size(); k++)
                     {
+                        final int p = (round + k) % plans.size();
                         final double seconds = time(comms[p], shape, type, op, root);
                         final double algBw = tool.algorithmBandwidth(shape.counts().paramCount(),
                             shape.elementSize(), seconds, nRanks);
