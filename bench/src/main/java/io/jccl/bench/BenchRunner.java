@@ -286,6 +286,14 @@ public final class BenchRunner
         {
             LOG.warn("-G/--cudagraph {} ignored: jccl-bench does not capture CUDA graphs", options.cudaGraph());
         }
+        final java.util.Set<io.jccl.Algorithm> allowed = JcclCommunicatorFactory.context(options, combination)
+            .constraints().algorithms(tool.collective());
+        if (allowed.equals(java.util.Set.of(io.jccl.Algorithm.TREE)) &&
+            !io.jccl.schedules.TreeGenerator.supports(tool.collective()))
+        {
+            LOG.warn("--algo/JCCL_ALGO allows only tree, which jccl has for AllReduce, Broadcast and Reduce: {} runs " +
+                "ring (the plan column says so)", tool.toolName());
+        }
     }
 
     /**
