@@ -139,7 +139,7 @@ public final class CommunicatorSync implements BenchSync
     private void reduceOnDevice(final HostBuffer slice, final int count, final ReduceOp op)
     {
         final long length = slice.length();
-        final long host = org.agrona.BufferUtil.address(slice.byteBuffer()) + slice.offset();
+        final long host = DeviceMirror.address(slice);
         cuda.setDevice(device);
         if (deviceBuffer == 0 || buffer.length() > deviceBytes)
         {

@@ -99,7 +99,11 @@ final class DeviceMirror implements AutoCloseable
         api.streamSynchronize(0);
     }
 
-    private static long address(final HostBuffer buffer)
+    /**
+     * @param buffer host memory.
+     * @return its native address (where a device copy reads or writes it).
+     */
+    static long address(final HostBuffer buffer)
     {
         return BufferUtil.address(buffer.byteBuffer()) + buffer.offset();
     }

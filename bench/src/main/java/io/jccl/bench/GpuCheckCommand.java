@@ -1,7 +1,6 @@
 package io.jccl.bench;
 
 import io.jccl.Algorithm;
-import io.jccl.Buffer;
 import io.jccl.Collective;
 import io.jccl.Communicator;
 import io.jccl.DataType;
@@ -18,7 +17,6 @@ import io.jccl.kernels.cuda.CudaProbe;
 import io.jccl.kernels.cuda.EmulatedCuda;
 import io.jccl.kernels.cuda.KernelNames;
 import io.jccl.kernels.cuda.PtxResources;
-import org.agrona.BufferUtil;
 
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -43,8 +41,8 @@ final class GpuCheckCommand
     private static final int[] RANKS = {1, 2, 4};
     private static final ReduceOp[] OPS = {ReduceOp.SUM, ReduceOp.PROD, ReduceOp.MAX, ReduceOp.MIN, ReduceOp.AVG,
         ReduceOp.preMulSum(2.5)};
-    private static final Collective[] COLLECTIVES = {Collective.ALL_REDUCE, Collective.ALL_GATHER,
-        Collective.REDUCE_SCATTER, Collective.BROADCAST, Collective.REDUCE};
+    private static final BenchTool[] TOOLS = {BenchTool.ALL_REDUCE, BenchTool.ALL_GATHER, BenchTool.REDUCE_SCATTER,
+        BenchTool.BROADCAST, BenchTool.REDUCE};
 
     private final CudaApi api;
     private final boolean quick;
@@ -165,7 +163,7 @@ final class GpuCheckCommand
     private void checkSum(final long c, final long n)
     {
         final HostBuffer probe = HostBuffer.allocate(16);
-        final long address = BufferUtil.address(probe.byteBuffer()) + probe.offset();
+        final long address = DeviceMirror.address(probe);
         final float expected = Float.intBitsToFloat(0x3f3f3f3f) + Float.intBitsToFloat(0x40404040);
         for (final long i : new long[] {0, n / 2, n - 4})
         {
@@ -214,8 +212,9 @@ final class GpuCheckCommand
             {
                 for (final Protocol protocol : new Protocol[] {Protocol.SIMPLE, Protocol.LL})
                 {
-                    for (final Collective collective : COLLECTIVES)
+                    for (final BenchTool tool : TOOLS)
                     {
+                        final Collective collective = tool.collective();
                         for (final DataType type : DataType.values())
                         {
                             for (final ReduceOp op : collective.isReducing() ? OPS : new ReduceOp[] {null})
@@ -223,7 +222,7 @@ final class GpuCheckCommand
                                 for (final long count : counts)
                                 {
                                     cases++;
-                                    final String failure = compare(collective, type, op, ranks, count, algorithm,
+                                    final String failure = compare(tool, type, op, ranks, count, algorithm,
                                         protocol);
                                     if (failure != null)
                                     {
@@ -259,9 +258,10 @@ final class GpuCheckCommand
     }
 
     /** @return null when the CUDA ranks' outputs equal the host ranks', else the first difference. */
-    private String compare(final Collective collective, final DataType type, final ReduceOp op, final int ranks,
+    private String compare(final BenchTool tool, final DataType type, final ReduceOp op, final int ranks,
         final long count, final Algorithm algorithm, final Protocol protocol)
     {
+        final Collective collective = tool.collective();
         final long inCount = collective == Collective.REDUCE_SCATTER ? count * ranks : count;
         final long outCount = collective == Collective.ALL_GATHER ? count * ranks : count;
         final int size = type.byteSize();
@@ -289,7 +289,7 @@ final class GpuCheckCommand
         Jccl.groupStart();
         for (int r = 0; r < ranks; r++)
         {
-            works[r] = start(host[r], collective, inputs[r], hostOut[r], count, type, op);
+            works[r] = tool.start(host[r], inputs[r], hostOut[r], count, type, op, 0, Stream.DEFAULT);
         }
         Jccl.groupEnd();
         Arrays.stream(works).forEach(Work::join);
@@ -304,7 +304,7 @@ final class GpuCheckCommand
                 api.setDevice(Jccl.cudaDevice(cuda[r]));
                 deviceIn[r] = api.malloc(Math.max(1, inCount * size));
                 deviceOut[r] = api.malloc(Math.max(1, outCount * size));
-                api.memcpyAsync(deviceIn[r], address(inputs[r]), inCount * size, 0);
+                api.memcpyAsync(deviceIn[r], DeviceMirror.address(inputs[r]), inCount * size, 0);
                 api.memsetAsync(deviceOut[r], 0, outCount * size, 0);
                 api.streamSynchronize(0);
             }
@@ -312,15 +312,15 @@ final class GpuCheckCommand
             for (int r = 0; r < ranks; r++)
             {
                 final int device = Jccl.cudaDevice(cuda[r]);
-                works[r] = start(cuda[r], collective, DeviceBuffer.of(deviceIn[r], inCount * size, device),
-                    DeviceBuffer.of(deviceOut[r], outCount * size, device), count, type, op);
+                works[r] = tool.start(cuda[r], DeviceBuffer.of(deviceIn[r], inCount * size, device),
+                    DeviceBuffer.of(deviceOut[r], outCount * size, device), count, type, op, 0, Stream.DEFAULT);
             }
             Jccl.groupEnd();
             Arrays.stream(works).forEach(Work::join);
             for (int r = 0; r < ranks; r++)
             {
                 api.setDevice(Jccl.cudaDevice(cuda[r]));
-                api.memcpyAsync(address(cudaOut[r]), deviceOut[r], outCount * size, 0);
+                api.memcpyAsync(DeviceMirror.address(cudaOut[r]), deviceOut[r], outCount * size, 0);
                 api.streamSynchronize(0);
                 if (collective == Collective.REDUCE && r != 0)
                 {
@@ -348,20 +348,6 @@ final class GpuCheckCommand
         }
     }
 
-    private static Work start(final Communicator comm, final Collective collective, final Buffer send,
-        final Buffer recv, final long count, final DataType type, final ReduceOp op)
-    {
-        return switch (collective)
-        {
-            case ALL_REDUCE -> comm.allReduce(send, recv, count, type, op, Stream.DEFAULT);
-            case ALL_GATHER -> comm.allGather(send, recv, count, type, Stream.DEFAULT);
-            case REDUCE_SCATTER -> comm.reduceScatter(send, recv, count, type, op, Stream.DEFAULT);
-            case BROADCAST -> comm.broadcast(send, recv, count, type, 0, Stream.DEFAULT);
-            case REDUCE -> comm.reduce(send, recv, count, type, op, 0, Stream.DEFAULT);
-            default -> throw new IllegalArgumentException(collective.toString());
-        };
-    }
-
     private static String difference(final ElementCodec codec, final HostBuffer expected, final HostBuffer actual,
         final long count, final int rank)
     {
@@ -381,10 +367,5 @@ final class GpuCheckCommand
             }
         }
         return null;
-    }
-
-    private static long address(final HostBuffer buffer)
-    {
-        return BufferUtil.address(buffer.byteBuffer()) + buffer.offset();
     }
 }

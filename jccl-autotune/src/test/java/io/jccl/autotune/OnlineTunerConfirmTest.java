@@ -5,19 +5,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 
+import static io.jccl.autotune.OnlineTunerHarness.Interleaving;
 import static io.jccl.autotune.OnlineTunerHarness.Landscape;
 import static io.jccl.autotune.OnlineTunerHarness.Leader;
 import static io.jccl.autotune.OnlineTunerHarness.REQUEST;
 import static io.jccl.autotune.OnlineTunerHarness.RING_SIMPLE_P2P;
 import static io.jccl.autotune.OnlineTunerHarness.bowl;
+import static io.jccl.autotune.OnlineTunerHarness.interleave;
 import static io.jccl.autotune.OnlineTunerHarness.ringSimpleP2p;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class OnlineTunerConfirmTest
@@ -193,56 +192,12 @@ class OnlineTunerConfirmTest
         final int ranks = 3;
         final OnlineTuner tuner = new OnlineTuner(CONFIG, request -> DEFAULT, RING_SIMPLE_P2P);
         final TaskKey key = tuner.key(REQUEST, 1);
-        final Random random = new Random(seed);
         final int calls = 400;
-        final List<List<Plan>> plans = new ArrayList<>();
-        for (int rank = 0; rank < ranks; rank++)
-        {
-            plans.add(new ArrayList<>());
-        }
-        final long[] next = new long[ranks];
-        Plan leaderRunning = null;
-        long leaderRecorded = -1;
-        int waitsWhileConfirming = 0;
-        while (next[0] < calls || next[1] < calls || next[2] < calls)
-        {
-            final int rank = random.nextInt(ranks);
-            if (next[rank] >= calls)
-            {
-                continue;
-            }
-            if (rank == 0)
-            {
-                if (leaderRunning == null)
-                {
-                    leaderRunning = tuner.planFor(key, REQUEST, next[0]);
-                    assertNotNull(leaderRunning, "the leader never waits: it recorded every earlier call");
-                    plans.get(0).add(leaderRunning);
-                }
-                else
-                {
-                    // a cold start: the baseline, measured first, looks slow; the confirmation must undo that
-                    final double cold = 1.0 + Math.exp(-next[0] / 30.0);
-                    tuner.record(key, next[0], leaderRunning, Math.round(FLAT.nanos(leaderRunning) * cold));
-                    leaderRecorded = next[0]++;
-                    leaderRunning = null;
-                }
-                continue;
-            }
-            final Plan plan = tuner.planFor(key, REQUEST, next[rank]);
-            if (plan == null)
-            {
-                assertTrue(leaderRecorded < next[rank] - 1, "call " + next[rank] + " waits though the leader " +
-                    "recorded up to " + leaderRecorded);
-                if (tuner.state(key).confirmation() == TaskState.Confirmation.RUNNING)
-                {
-                    waitsWhileConfirming++;
-                }
-                continue;
-            }
-            plans.get(rank).add(plan);
-            next[rank]++;
-        }
+        // a cold start: the baseline, measured first, looks slow; the confirmation must undo that
+        final Interleaving run = interleave(tuner, key, ranks, calls, seed,
+            (plan, call) -> Math.round(FLAT.nanos(plan) * (1.0 + Math.exp(-call / 30.0))));
+        final List<List<Plan>> plans = run.plans();
+        final int waitsWhileConfirming = run.waitsWhileConfirming();
 
         for (int rank = 1; rank < ranks; rank++)
         {

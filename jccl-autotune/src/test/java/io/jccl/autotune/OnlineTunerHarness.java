@@ -174,4 +174,81 @@ final class OnlineTunerHarness
             return distinct;
         }
     }
+
+    /** The cost of one call of the leader under a plan: its index in the task may matter (a cold start). */
+    interface CallCost
+    {
+        long nanos(Plan plan, long call);
+    }
+
+    /**
+     * What each rank ran when several ranks share one tuner, interleaved at random: rank 0 leads (takes its plan, later
+     * records the call's cost), the others ask for the plan of their next call and wait (null) until it is published.
+     *
+     * @param plans                the plans each rank ran, by rank.
+     * @param waits                how often a rank waited.
+     * @param waitsWhileConfirming how often a rank waited while the task confirmed its best plan.
+     */
+    record Interleaving(List<List<Plan>> plans, int waits, int waitsWhileConfirming)
+    {
+    }
+
+    /**
+     * Runs {@code calls} calls on each of {@code ranks} ranks in an order drawn from {@code seed}, asserting that a rank
+     * waits only for a plan the leader has not recorded the calls for.
+     */
+    static Interleaving interleave(final OnlineTuner tuner, final TaskKey key, final int ranks, final int calls,
+        final long seed, final CallCost cost)
+    {
+        final Random random = new Random(seed);
+        final List<List<Plan>> plans = new ArrayList<>();
+        for (int rank = 0; rank < ranks; rank++)
+        {
+            plans.add(new ArrayList<>());
+        }
+        final long[] next = new long[ranks];
+        Plan leaderRunning = null;
+        long leaderRecorded = -1;
+        int waits = 0;
+        int waitsWhileConfirming = 0;
+        while (java.util.Arrays.stream(next).anyMatch(n -> n < calls))
+        {
+            final int rank = random.nextInt(ranks);
+            if (next[rank] >= calls)
+            {
+                continue;
+            }
+            if (rank == 0)
+            {
+                if (leaderRunning == null)
+                {
+                    leaderRunning = tuner.planFor(key, REQUEST, next[0]);
+                    assertNotNull(leaderRunning, "the leader never waits: it recorded every earlier call");
+                    plans.get(0).add(leaderRunning);
+                }
+                else
+                {
+                    tuner.record(key, next[0], leaderRunning, cost.nanos(leaderRunning, next[0]));
+                    leaderRecorded = next[0]++;
+                    leaderRunning = null;
+                }
+                continue;
+            }
+            final Plan plan = tuner.planFor(key, REQUEST, next[rank]);
+            if (plan == null)
+            {
+                org.junit.jupiter.api.Assertions.assertTrue(leaderRecorded < next[rank] - 1, "call " + next[rank] +
+                    " waits though the leader recorded up to " + leaderRecorded);
+                waits++;
+                if (tuner.state(key).confirmation() == TaskState.Confirmation.RUNNING)
+                {
+                    waitsWhileConfirming++;
+                }
+                continue;
+            }
+            plans.get(rank).add(plan);
+            next[rank]++;
+        }
+        return new Interleaving(plans, waits, waitsWhileConfirming);
+    }
 }

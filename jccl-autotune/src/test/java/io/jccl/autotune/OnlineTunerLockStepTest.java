@@ -15,13 +15,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static io.jccl.autotune.OnlineTunerHarness.Interleaving;
 import static io.jccl.autotune.OnlineTunerHarness.Landscape;
 import static io.jccl.autotune.OnlineTunerHarness.Leader;
 import static io.jccl.autotune.OnlineTunerHarness.REQUEST;
 import static io.jccl.autotune.OnlineTunerHarness.bowl;
+import static io.jccl.autotune.OnlineTunerHarness.interleave;
 import static io.jccl.autotune.OnlineTunerHarness.ringSimpleP2p;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -48,51 +49,11 @@ class OnlineTunerLockStepTest
     {
         final OnlineTuner tuner = tuner();
         final TaskKey key = tuner.key(REQUEST, 1);
-        final Random random = new Random(seed);
         final int calls = 400;
-        final List<List<Plan>> plans = new ArrayList<>();
-        for (int rank = 0; rank < RANKS; rank++)
-        {
-            plans.add(new ArrayList<>());
-        }
-        final long[] next = new long[RANKS];
-        Plan leaderRunning = null;
-        long leaderRecorded = -1;
-        int waits = 0;
-        while (next[0] < calls || next[1] < calls || next[2] < calls)
-        {
-            final int rank = random.nextInt(RANKS);
-            if (next[rank] >= calls)
-            {
-                continue;
-            }
-            if (rank == 0)
-            {
-                if (leaderRunning == null)
-                {
-                    leaderRunning = tuner.planFor(key, REQUEST, next[0]);
-                    assertNotNull(leaderRunning, "the leader never waits: it recorded every earlier call");
-                    plans.get(0).add(leaderRunning);
-                }
-                else
-                {
-                    tuner.record(key, next[0], leaderRunning, Math.round(LANDSCAPE.nanos(leaderRunning)));
-                    leaderRecorded = next[0]++;
-                    leaderRunning = null;
-                }
-                continue;
-            }
-            final Plan plan = tuner.planFor(key, REQUEST, next[rank]);
-            if (plan == null)
-            {
-                assertTrue(leaderRecorded < next[rank] - 1, "call " + next[rank] + " waits though the leader " +
-                    "recorded up to " + leaderRecorded);
-                waits++;
-                continue;
-            }
-            plans.get(rank).add(plan);
-            next[rank]++;
-        }
+        final Interleaving run = interleave(tuner, key, RANKS, calls, seed,
+            (plan, call) -> Math.round(LANDSCAPE.nanos(plan)));
+        final List<List<Plan>> plans = run.plans();
+        final int waits = run.waits();
 
         for (int rank = 1; rank < RANKS; rank++)
         {

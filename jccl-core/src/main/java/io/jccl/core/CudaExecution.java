@@ -34,7 +34,8 @@ import static io.jccl.kernels.cuda.DeviceLayout.*;
 final class CudaExecution implements Execution
 {
     private static final int BUFFERS = 3;
-    private static final int DEFAULT_THREADS = 512;
+    /** Threads per block unless JCCL_NTHREADS pins them: NCCL's SIMPLE default. */
+    static final int DEFAULT_THREADS = 512;
     /** A receive FIFO whose sender (another process, CUDA IPC) has not sent its handle yet. */
     private static final long UNRESOLVED = -1;
 
@@ -73,6 +74,10 @@ final class CudaExecution implements Execution
 
     /** Per input chunk: written by an earlier step of this call (premultiplication flags only). */
     private final boolean[] inputWritten;
+    /** Per buffer and chunk, the latest call's first element and element count; per output chunk its in-place alias. */
+    private final long[][] chunkStart = new long[BufferKind.values().length][];
+    private final long[][] chunkLength = new long[BufferKind.values().length][];
+    private final int[] outputAlias;
     private long scratch;
     private long scratchBytes;
     private boolean launched;
@@ -153,6 +158,13 @@ final class CudaExecution implements Execution
         }
         this.proxies = found.toArray(new CudaProxy[0]);
         this.inputWritten = new boolean[program.layout(BufferKind.INPUT).chunks()];
+        this.outputAlias = new int[program.layout(BufferKind.OUTPUT).chunks()];
+        for (final BufferKind kind : BufferKind.values())
+        {
+            final ChunkLayout layout = program.layout(kind);
+            chunkStart[kind.ordinal()] = new long[layout == null ? 0 : layout.chunks()];
+            chunkLength[kind.ordinal()] = new long[layout == null ? 0 : layout.chunks()];
+        }
         int chunks = 0;
         for (final BufferKind kind : BufferKind.values())
         {
@@ -234,7 +246,9 @@ final class CudaExecution implements Execution
             for (int c = 0; c < chunks; c++)
             {
                 final long length = layout.length(elements[b], c);
-                UnsafeApi.putLong(staging + table + 8L * c, layout.start(elements[b], c));
+                chunkStart[b][c] = layout.start(elements[b], c);
+                chunkLength[b][c] = length;
+                UnsafeApi.putLong(staging + table + 8L * c, chunkStart[b][c]);
                 UnsafeApi.putLong(staging + table + 8L * (chunks + c), length);
                 longestChunk = Math.max(longestChunk, length);
             }
@@ -244,7 +258,14 @@ final class CudaExecution implements Execution
         final long pieceBytes = Math.min(chunkBytes, (payload - (long)REGION_ALIGN * maxChunkCount) / maxChunkCount);
         final long pieceCount = Math.max(1, pieceBytes / elemSize);
         final long iterations = Math.max(1, (longestChunk + pieceCount - 1) / pieceCount);
-        writeFlags(premulInput, inputAddress, outputAddress, elemSize, elements);
+        if (premulInput)
+        {
+            final int in = BufferKind.INPUT.ordinal();
+            final int out = BufferKind.OUTPUT.ordinal();
+            RankExecution.outputAliases(inputAddress, outputAddress, elemSize, chunkStart[in], chunkLength[in],
+                chunkStart[out], chunkLength[out], outputAlias);
+        }
+        writeFlags(premulInput);
         final double scalar = call.op == null ? 0 : call.op.kind() == ReduceOp.Kind.AVG ? 1.0 / ranks :
             call.op.kind() == ReduceOp.Kind.PREMULSUM ? call.op.scalar() : 0;
         UnsafeApi.putLong(staging + L_BLOCKS, workers.length);
@@ -338,11 +359,8 @@ final class CudaExecution implements Execution
      * wrote it (in place, through the output chunk at the same address). Steps run in order within a worker; the
      * generators never let two workers write the chunks another reads.
      */
-    private void writeFlags(final boolean premul, final long input, final long output, final int elemSize,
-        final long[] elements)
+    private void writeFlags(final boolean premul)
     {
-        final ChunkLayout in = program.layout(BufferKind.INPUT);
-        final ChunkLayout out = program.layout(BufferKind.OUTPUT);
         final boolean[] written = inputWritten;
         java.util.Arrays.fill(written, false);
         long flags = staging + flagsOffset;
@@ -352,13 +370,15 @@ final class CudaExecution implements Execution
             {
                 final Opcode op = worker.opcode(s);
                 int f = 0;
-                if (premul && op.readsSource() && raw(worker.field(s, StepDescriptor.SRC_BUFFER),
-                    worker.field(s, StepDescriptor.SRC_CHUNK), written, in, out, input, output, elemSize, elements))
+                final int source = premul && op.readsSource() ? inputChunkOf(worker.field(s,
+                    StepDescriptor.SRC_BUFFER), worker.field(s, StepDescriptor.SRC_CHUNK)) : -1;
+                final int destination = premul && op == Opcode.REDUCE ? inputChunkOf(worker.field(s,
+                    StepDescriptor.DST_BUFFER), worker.field(s, StepDescriptor.DST_CHUNK)) : -1;
+                if (source >= 0 && !written[source])
                 {
                     f |= FLAG_PREMUL_SOURCE;
                 }
-                if (premul && op == Opcode.REDUCE && raw(worker.field(s, StepDescriptor.DST_BUFFER),
-                    worker.field(s, StepDescriptor.DST_CHUNK), written, in, out, input, output, elemSize, elements))
+                if (destination >= 0 && !written[destination])
                 {
                     f |= FLAG_PREMUL_DESTINATION;
                 }
@@ -367,9 +387,8 @@ final class CudaExecution implements Execution
                 {
                     for (int j = 0; j < worker.field(s, StepDescriptor.CHUNK_COUNT); j++)
                     {
-                        final int k = inputChunk(worker.field(s, StepDescriptor.DST_BUFFER),
-                            worker.field(s, StepDescriptor.DST_CHUNK) + j, in, out, input, output, elemSize,
-                            elements);
+                        final int k = inputChunkOf(worker.field(s, StepDescriptor.DST_BUFFER),
+                            worker.field(s, StepDescriptor.DST_CHUNK) + j);
                         if (k >= 0)
                         {
                             written[k] = true;
@@ -380,36 +399,11 @@ final class CudaExecution implements Execution
         }
     }
 
-    private static boolean raw(final int buffer, final int chunk, final boolean[] written, final ChunkLayout in,
-        final ChunkLayout out, final long input, final long output, final int elemSize, final long[] elements)
-    {
-        final int k = inputChunk(buffer, chunk, in, out, input, output, elemSize, elements);
-        return k >= 0 && !written[k];
-    }
-
     /** @return the input chunk a (buffer, chunk) shares memory with, or -1. */
-    private static int inputChunk(final int buffer, final int chunk, final ChunkLayout in, final ChunkLayout out,
-        final long input, final long output, final int elemSize, final long[] elements)
+    private int inputChunkOf(final int buffer, final int chunk)
     {
-        if (buffer == BufferKind.INPUT.ordinal())
-        {
-            return chunk;
-        }
-        if (buffer != BufferKind.OUTPUT.ordinal() || input == 0 || output == 0)
-        {
-            return -1;
-        }
-        final long address = output + out.start(elements[1], chunk) * elemSize;
-        final long length = out.length(elements[1], chunk);
-        for (int k = 0; k < in.chunks(); k++)
-        {
-            if (input + in.start(elements[0], k) * elemSize == address && in.length(elements[0], k) == length &&
-                length > 0)
-            {
-                return k;
-            }
-        }
-        return -1;
+        return buffer == BufferKind.INPUT.ordinal() ? chunk :
+            buffer == BufferKind.OUTPUT.ordinal() ? outputAlias[chunk] : -1;
     }
 
     private long deviceScratch(final long bytes)

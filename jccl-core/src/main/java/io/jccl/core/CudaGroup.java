@@ -148,8 +148,7 @@ final class CudaGroup
             io.jccl.Protocol.SIMPLE : plan.protocol();
         final int chunk = constraints.chunkBytes() != 0 ? plan.chunkBytes() :
             DeviceLayout.payloadBytes(protocol == io.jccl.Protocol.SIMPLE ? 0 : 1);
-        // NCCL's SIMPLE default of 512 threads per block, unless JCCL_NTHREADS pinned it
-        final int threads = constraints.threads() != 0 ? plan.threads() : 512;
+        final int threads = constraints.threads() != 0 ? plan.threads() : CudaExecution.DEFAULT_THREADS;
         return new io.jccl.Plan(plan.algorithm(), protocol, plan.transport(), channels, threads, chunk);
     }
 

@@ -13,7 +13,8 @@ import static io.jccl.kernels.cuda.DeviceLayout.*;
  * An outbox forwards each slot the kernel published (SIMPLE payload, or LL words unpacked to payload) into the
  * connector and hands the slot back to the kernel; an inbox writes each slot that arrives into the FIFO the kernel
  * reads (with its header and tag for SIMPLE, with the slot's flag in every word for LL). Driven by the progress
- * engine while a call of the rank runs; allocates nothing.
+ * engine while a call of the rank runs, so only by the thread that holds that rank's claim (a proxy serves one local
+ * rank's connection): no lock, and nothing allocated.
  */
 final class CudaProxy
 {
@@ -64,13 +65,13 @@ final class CudaProxy
      * @param plan  the call's plan hash.
      * @return slots moved.
      */
-    synchronized int doWork(final long seq, final long shape, final long plan)
+    int doWork(final long seq, final long shape, final long plan)
     {
         return send != null ? forward(seq, shape, plan) : deliver();
     }
 
     /** @return true when every slot the kernel published has been forwarded (always, for an inbox). */
-    synchronized boolean drained()
+    boolean drained()
     {
         return send == null || count == UnsafeApi.getLongVolatile(null, fifo + FIFO_TAIL);
     }

@@ -203,19 +203,37 @@ final class RankExecution implements Execution
         java.util.Arrays.fill(inputWritten, -1);
         final int in = BufferKind.INPUT.ordinal();
         final int out = BufferKind.OUTPUT.ordinal();
-        for (int j = 0; j < outputAlias.length; j++)
+        outputAliases(baseAddress[in], baseAddress[out], elementSize, chunkStart[in], chunkLength[in], chunkStart[out],
+            chunkLength[out], outputAlias);
+    }
+
+    /**
+     * Finds a call's in-place chunks, for the premultiplication rule of both executors.
+     *
+     * @param input       the input's address.
+     * @param output      the output's address.
+     * @param elementSize bytes per element.
+     * @param inStart     first element of each input chunk.
+     * @param inLength    elements of each input chunk.
+     * @param outStart    first element of each output chunk.
+     * @param outLength   elements of each output chunk.
+     * @param alias       filled: per output chunk, the input chunk at the same address with the same non-zero length,
+     *                    else -1.
+     */
+    static void outputAliases(final long input, final long output, final int elementSize, final long[] inStart,
+        final long[] inLength, final long[] outStart, final long[] outLength, final int[] alias)
+    {
+        for (int j = 0; j < alias.length; j++)
         {
-            final long address = baseAddress[out] + chunkStart[out][j] * elementSize;
-            int alias = -1;
-            for (int k = 0; k < inputWritten.length && alias < 0; k++)
+            final long address = output + outStart[j] * elementSize;
+            alias[j] = -1;
+            for (int k = 0; k < inStart.length && alias[j] < 0; k++)
             {
-                if (baseAddress[in] + chunkStart[in][k] * elementSize == address &&
-                    chunkLength[in][k] == chunkLength[out][j] && chunkLength[in][k] > 0)
+                if (input + inStart[k] * elementSize == address && inLength[k] == outLength[j] && inLength[k] > 0)
                 {
-                    alias = k;
+                    alias[j] = k;
                 }
             }
-            outputAlias[j] = alias;
         }
     }
 

@@ -105,7 +105,7 @@ class CudaEmulatedGridTest
     }
 
     /** The emulated device reads host addresses: a host buffer's memory, passed as device memory of device 0. */
-    private static Buffer device(final Buffer buffer)
+    static Buffer device(final Buffer buffer)
     {
         if (!(buffer instanceof HostBuffer host))
         {

@@ -201,8 +201,7 @@ public final class MultiProcessChild
     /** @return the buffer as the rank passes it: device memory on the device double (which reads host addresses). */
     private static io.jccl.Buffer dev(final HostBuffer buffer)
     {
-        return !CUDA ? buffer : io.jccl.DeviceBuffer.of(org.agrona.BufferUtil.address(buffer.byteBuffer()) +
-            buffer.offset(), buffer.length(), 0);
+        return CUDA ? CudaEmulatedGridTest.device(buffer) : buffer;
     }
 
     /** @return zeroed memory for a call's buffer: jccl's shared memory or private memory, as the property says. */

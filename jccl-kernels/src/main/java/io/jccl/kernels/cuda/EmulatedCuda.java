@@ -565,8 +565,8 @@ public final class EmulatedCuda implements CudaApi
         {
             final String[] parts = name.substring("jccl_interp_".length()).split("_");
             final int protocol = "simple".equals(parts[0]) ? 0 : 1;
-            final DataType type = "copy".equals(parts[1]) ? null : type(parts[1]);
-            final ReduceOp.Kind kind = type == null ? null : kind(parts[2]);
+            final DataType type = "copy".equals(parts[1]) ? null : KernelNames.type(parts[1]);
+            final ReduceOp.Kind kind = type == null ? null : KernelNames.kind(parts[2]);
             final EmulatedInterpreter[] interpreter = new EmulatedInterpreter[1];
             return () ->
             {
@@ -589,12 +589,12 @@ public final class EmulatedCuda implements CudaApi
             };
         }
         final String[] parts = name.split("_");
-        final DataType type = type(parts[2]);
+        final DataType type = KernelNames.type(parts[2]);
         return switch (parts[1])
         {
             case "reduce" -> () ->
             {
-                final ReduceOp.Kind kind = kind(parts[3]);
+                final ReduceOp.Kind kind = KernelNames.kind(parts[3]);
                 final HostReducer reducer = HostReducer.of(type, kind, Double.longBitsToDouble(args[4]));
                 reducer.reduce(args[0], true, args[1], true, args[2], args[3]);
                 return true;
@@ -611,47 +611,6 @@ public final class EmulatedCuda implements CudaApi
                 return true;
             };
             default -> throw new JcclSystemException("emulated CUDA: no emulation of kernel " + name);
-        };
-    }
-
-    /**
-     * @param name a type's name in jccl_types.def.
-     * @return the type.
-     */
-    static DataType type(final String name)
-    {
-        return switch (name)
-        {
-            case "int8" -> DataType.INT8;
-            case "uint8" -> DataType.UINT8;
-            case "int32" -> DataType.INT32;
-            case "uint32" -> DataType.UINT32;
-            case "int64" -> DataType.INT64;
-            case "uint64" -> DataType.UINT64;
-            case "float16" -> DataType.FLOAT16;
-            case "float32" -> DataType.FLOAT32;
-            case "float64" -> DataType.FLOAT64;
-            case "bfloat16" -> DataType.BFLOAT16;
-            case "f8e4m3" -> DataType.FLOAT8_E4M3;
-            case "f8e5m2" -> DataType.FLOAT8_E5M2;
-            default -> throw new JcclSystemException("emulated CUDA: unknown type " + name);
-        };
-    }
-
-    /**
-     * @param name an op's name in jccl_types.def.
-     * @return the kind.
-     */
-    static ReduceOp.Kind kind(final String name)
-    {
-        return switch (name)
-        {
-            case "sum" -> ReduceOp.Kind.SUM;
-            case "prod" -> ReduceOp.Kind.PROD;
-            case "max" -> ReduceOp.Kind.MAX;
-            case "min" -> ReduceOp.Kind.MIN;
-            case "premulsum" -> ReduceOp.Kind.PREMULSUM;
-            default -> throw new JcclSystemException("emulated CUDA: unknown op " + name);
         };
     }
 

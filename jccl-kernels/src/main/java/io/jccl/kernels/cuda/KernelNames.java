@@ -199,6 +199,38 @@ public final class KernelNames
         return "jccl_interp_" + protoName(protocol) + "_copy";
     }
 
+    /**
+     * @param name a type's name in jccl_types.def ({@code float32}, {@code f8e4m3}).
+     * @return the type.
+     * @throws IllegalArgumentException if the list has no such type.
+     */
+    public static DataType type(final String name)
+    {
+        return byName(TYPE_NAMES, name, DataType.values(), "type");
+    }
+
+    /**
+     * @param name an operator's name in jccl_types.def ({@code sum}, {@code premulsum}).
+     * @return the operator.
+     * @throws IllegalArgumentException if the list has no such operator.
+     */
+    public static ReduceOp.Kind kind(final String name)
+    {
+        return byName(OP_NAMES, name, ReduceOp.Kind.values(), "operator");
+    }
+
+    private static <T> T byName(final String[] names, final String name, final T[] values, final String what)
+    {
+        for (int i = 0; i < names.length; i++)
+        {
+            if (name.equals(names[i]))
+            {
+                return values[i];
+            }
+        }
+        throw new IllegalArgumentException("jccl_types.def lists no " + what + " named " + name);
+    }
+
     private static String typeName(final DataType type)
     {
         return TYPE_NAMES[Objects.requireNonNull(type, "type").ordinal()];
