@@ -47,6 +47,8 @@ import java.util.Map;
         "%nMulti-process runs (one rank per process, -t 1 -g 1; the ranks meet over shared memory on one host):",
         "  jccl-bench --nprocs N <tool> [flags]     N JVMs on this host, as torchrun --nproc-per-node N; the flag may",
         "                                           also come after the tool name",
+        "  --bind-to core|none                      with --nprocs: a CPU per JVM (taskset -c), as mpirun; default core",
+        "                                           when there are no more JVMs than CPUs and taskset exists",
         "  mpirun -np N -x MASTER_ADDR=127.0.0.1 -x MASTER_PORT=29500 -x JCCL_SECRET=<s> jccl-bench <tool> [flags]",
         "  srun -n N ... and torchrun --nproc-per-node N --no-python jccl-bench ... alike; or export",
         "  JCCL_COMM_ID=127.0.0.1:<port>/<32 hex digits> to every rank.",

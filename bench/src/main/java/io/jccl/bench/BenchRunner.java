@@ -68,6 +68,10 @@ public final class BenchRunner
 
     private static final Logger LOG = LoggerFactory.getLogger(BenchRunner.class);
     private static final long WARMUP_SEED = 99;
+    /** The largest size the second half of {@code --jit-warmup-ms} cycles through. */
+    private static final long JIT_WARMUP_CYCLE_MAX_BYTES = 1L << 20;
+    /** The calls {@code --jit-warmup-ms} queues before waiting, at most ({@code -n} if fewer). */
+    private static final int JIT_WARMUP_BURST = 8;
     private static final long DIRECT_MEMORY_RESERVE = 1L << 30;
 
     private final BenchTool tool;
@@ -731,10 +735,15 @@ public final class BenchRunner
 
         /**
          * {@code --jit-warmup-ms}: before the first timed size of the pass, the first type, operator and root's
-         * collective on the largest size for half the time, then on the smallest for the other half, out of place
-         * and in place in turn; untimed, unchecked, unprinted. The JIT compiles what a call runs only after many
-         * calls, so without this the first sizes of a table time the interpreter (10-50x slower). Thread 0's clock
-         * decides when to stop, for every thread, so that every rank makes the same calls.
+         * collective on the largest size for half the time, then for the other half on the table's sizes up to
+         * {@value #JIT_WARMUP_CYCLE_MAX_BYTES} bytes in turn (at least the smallest), a size per round, out of place
+         * and in place in turn, each as up to {@value #JIT_WARMUP_BURST} calls queued as the timed loop queues them;
+         * untimed, unchecked, unprinted. The JIT compiles what a call runs only after many
+         * calls, so without this the first sizes of a table time the interpreter (10-50x slower). Sizes change
+         * every round so that the compiled code has seen a call unlike the last one: after a warm-up on one size,
+         * the table's first new size made the JVM throw away the compiled call path (a branch its profile had never
+         * seen taken) and the first rows timed the recompilation. Thread 0's clock decides when to stop, for every
+         * thread, so that every rank makes the same calls.
          */
         private void jitWarmUp()
         {
@@ -749,9 +758,17 @@ public final class BenchRunner
             sync.barrier();
             final Communicator[] ranksToWarm = myWarmComms != null ? myWarmComms : myComms;
             // the largest first, as nccl-tests' -w: the table starts at the smallest, whose path then ran last
-            warmUpFor(ranksToWarm, Shape.of(tool, maxBytes, type, nRanks), type, op, root, budgetNs / 2);
-            warmUpFor(ranksToWarm, Shape.of(tool, options.minBytes(), type, nRanks), type, op, root,
-                budgetNs - budgetNs / 2);
+            warmUpFor(ranksToWarm, List.of(Shape.of(tool, maxBytes, type, nRanks)), type, op, root, budgetNs / 2);
+            final List<Shape> small = new ArrayList<>();
+            for (final long size : Sizes.sequence(options.minBytes(), maxBytes, options.stepBytes(),
+                options.stepFactor()))
+            {
+                if (small.isEmpty() || size <= JIT_WARMUP_CYCLE_MAX_BYTES)
+                {
+                    small.add(Shape.of(tool, size, type, nRanks));
+                }
+            }
+            warmUpFor(ranksToWarm, small, type, op, root, budgetNs - budgetNs / 2);
             if (myWarmComms != null)
             {
                 sync.barrier();
@@ -762,19 +779,35 @@ public final class BenchRunner
             }
         }
 
-        private void warmUpFor(final Communicator[] ranksToWarm, final Shape shape, final DataType type,
+        private void warmUpFor(final Communicator[] ranksToWarm, final List<Shape> shapes, final DataType type,
             final ReduceOp op, final int root, final long budgetNs)
         {
-            final CallSlices outOfPlace = new CallSlices(shape, false, 1);
-            final CallSlices inPlace = new CallSlices(shape, true, 1);
+            final CallSlices[] outOfPlace = new CallSlices[shapes.size()];
+            final CallSlices[] inPlace = new CallSlices[shapes.size()];
+            for (int i = 0; i < shapes.size(); i++)
+            {
+                outOfPlace[i] = new CallSlices(shapes.get(i), false, options.iters());
+                inPlace[i] = new CallSlices(shapes.get(i), true, options.iters());
+            }
             final long startNs = System.nanoTime();
             boolean more = true;
-            while (more)
+            // as the timed loop: several calls queued before waiting, each on the next slice of the buffer (so a call
+            // finds others queued before it, the same shape bound just before, and buffers that moved: branches the
+            // compiled code must have seen, or the table's first rows time its recompilation)
+            final int burst = Math.min(options.iters(), JIT_WARMUP_BURST);
+            int iter = 0;
+            for (int round = 0; more; round = (round + 1) % shapes.size())
             {
-                startColl(ranksToWarm, outOfPlace, type, op, root, 0);
-                completeColl();
-                startColl(ranksToWarm, inPlace, type, op, root, 0);
-                completeColl();
+                for (int placement = 0; placement < 2; placement++)
+                {
+                    final CallSlices slices = placement == 0 ? outOfPlace[round] : inPlace[round];
+                    for (int k = 0; k < burst; k++)
+                    {
+                        startColl(ranksToWarm, slices, type, op, root, (iter + k) % options.iters());
+                    }
+                    completeColl();
+                }
+                iter = (iter + burst) % options.iters();
                 final double goOn = System.nanoTime() - startNs < budgetNs ? 1 : 0;
                 // a half, not 0: across processes the 1 or 0 comes through a FLOAT64 AllReduce
                 more = sync.allReduce(thread, goOn, ThreadSync.RANK0) > 0.5;

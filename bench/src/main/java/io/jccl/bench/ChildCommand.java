@@ -33,6 +33,7 @@ public final class ChildCommand
     private final List<String> toolArgs;
     private final int nprocs;
     private final UniqueId commId;
+    private final CpuBinding binding;
 
     /**
      * @param java       the java executable.
@@ -45,6 +46,21 @@ public final class ChildCommand
     public ChildCommand(final String java, final List<String> jvmOptions, final List<String> entry,
         final List<String> toolArgs, final int nprocs, final UniqueId commId)
     {
+        this(java, jvmOptions, entry, toolArgs, nprocs, commId, CpuBinding.UNBOUND);
+    }
+
+    /**
+     * @param java       the java executable.
+     * @param jvmOptions options before the entry ({@link #jvmOptions(Map)}).
+     * @param entry      {@link #jarEntry(Path)} or {@link #classpathEntry(String, String)}.
+     * @param toolArgs   the tool name and its flags, without {@code --nprocs}.
+     * @param nprocs     the children, at least 1.
+     * @param commId     where the children meet: rank 0's address and the secret.
+     * @param binding    whether each child runs on a CPU of its own ({@code --bind-to}).
+     */
+    public ChildCommand(final String java, final List<String> jvmOptions, final List<String> entry,
+        final List<String> toolArgs, final int nprocs, final UniqueId commId, final CpuBinding binding)
+    {
         if (nprocs < 1)
         {
             throw new IllegalArgumentException(ProcessLauncher.NPROCS_FLAG + " " + nprocs + " must be at least 1");
@@ -55,6 +71,7 @@ public final class ChildCommand
         this.toolArgs = List.copyOf(toolArgs);
         this.nprocs = nprocs;
         this.commId = commId;
+        this.binding = binding;
     }
 
     /** @return the java executable of this JVM: {@code ${java.home}/bin/java}. */
@@ -123,10 +140,25 @@ public final class ChildCommand
         return commId;
     }
 
-    /** @return every child's command line: java, JVM options, entry, tool and flags. */
+    /** @return whether and where the children are bound to CPUs. */
+    public CpuBinding binding()
+    {
+        return binding;
+    }
+
+    /** @return every child's command line, unbound: java, JVM options, entry, tool and flags. */
     public List<String> command()
     {
-        final List<String> command = new ArrayList<>();
+        return command(-1);
+    }
+
+    /**
+     * @param rank the child, or -1 for the line without its CPU binding.
+     * @return the child's command line: {@code taskset -c CPU} when bound, java, JVM options, entry, tool and flags.
+     */
+    public List<String> command(final int rank)
+    {
+        final List<String> command = new ArrayList<>(rank < 0 ? List.of() : binding.prefix(rank));
         command.add(java);
         command.addAll(jvmOptions);
         command.addAll(entry);
@@ -155,13 +187,14 @@ public final class ChildCommand
 
     /**
      * @param rank the child's rank.
-     * @return a builder of the child: {@link #command()}, the launcher's environment with
+     * @return a builder of the child: {@link #command(int)}, the launcher's environment with
      *         {@link #environment(int)} over it; streams are the caller's to set.
      */
     public ProcessBuilder processBuilder(final int rank)
     {
-        final ProcessBuilder builder = new ProcessBuilder(command());
-        builder.environment().putAll(environment(rank));
+        final Map<String, String> env = environment(rank);
+        final ProcessBuilder builder = new ProcessBuilder(command(rank));
+        builder.environment().putAll(env);
         return builder;
     }
 }

@@ -372,9 +372,21 @@ public final class JcclBench
             err.println(tool.toolName() + ": " + ex.getMessage());
             return EXIT_USAGE;
         }
+        final CpuBinding binding;
+        try
+        {
+            binding = CpuBinding.resolve(split.bindTo(), split.nprocs(), CpuBinding.allowedCpus(),
+                CpuBinding.findTaskset(env));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            err.println("jccl-bench: " + ex.getMessage());
+            return EXIT_USAGE;
+        }
+        err.println("jccl-bench: " + split.nprocs() + " processes, " + binding.describe());
         final ChildCommand command = new ChildCommand(ChildCommand.javaExecutable(), ChildCommand.jvmOptions(env),
             ChildCommand.currentEntry(), toolArgs, split.nprocs(),
-            UniqueId.create(InetAddress.getLoopbackAddress().getHostAddress(), ProcessLauncher.freePort()));
+            UniqueId.create(InetAddress.getLoopbackAddress().getHostAddress(), ProcessLauncher.freePort()), binding);
         final Long timeoutMs = options.timeoutMs();
         return new ProcessLauncher(command, timeoutMs != null ? timeoutMs : ProcessLauncher.DEFAULT_GRACE_MS, out,
             err).run();

@@ -51,9 +51,10 @@ public final class ProcessLauncher
      * The arguments with {@value #NPROCS_FLAG} taken out.
      *
      * @param nprocs the process count given, or 0 when the flag is absent.
+     * @param bindTo the value of {@value CpuBinding#FLAG}, or null when it is absent.
      * @param rest   the other arguments, in order.
      */
-    public record Split(int nprocs, List<String> rest)
+    public record Split(int nprocs, String bindTo, List<String> rest)
     {
     }
 
@@ -83,42 +84,59 @@ public final class ProcessLauncher
 
     /**
      * @param args the command line.
-     * @return the process count of {@code --nprocs N} or {@code --nprocs=N} (0 when absent), and the rest.
-     * @throws IllegalArgumentException when the flag has no value, a value that is not a count of 1 or more, or is
-     *                                  given twice.
+     * @return the process count of {@code --nprocs N} or {@code --nprocs=N} (0 when absent), the value of
+     *         {@code --bind-to} (null when absent), and the rest.
+     * @throws IllegalArgumentException when a flag has no value or is given twice, the count is not a count of 1 or
+     *                                  more, or {@code --bind-to} comes without {@code --nprocs}.
      */
     public static Split split(final String[] args)
     {
         int nprocs = 0;
+        String bindTo = null;
         final List<String> rest = new ArrayList<>(args.length);
         for (int i = 0; i < args.length; i++)
         {
             final String arg = args[i];
+            final String flag = arg.startsWith(NPROCS_FLAG) ? NPROCS_FLAG :
+                arg.startsWith(CpuBinding.FLAG) ? CpuBinding.FLAG : null;
             final String value;
-            if (arg.equals(NPROCS_FLAG))
+            if (flag != null && arg.equals(flag))
             {
                 if (i + 1 == args.length)
                 {
-                    throw new IllegalArgumentException(NPROCS_FLAG + " needs a process count");
+                    throw new IllegalArgumentException(flag + (flag.equals(NPROCS_FLAG) ? " needs a process count" :
+                        " needs " + CpuBinding.CORE + " or " + CpuBinding.NONE));
                 }
                 value = args[++i];
             }
-            else if (arg.startsWith(NPROCS_FLAG + "="))
+            else if (flag != null && arg.startsWith(flag + "="))
             {
-                value = arg.substring(NPROCS_FLAG.length() + 1);
+                value = arg.substring(flag.length() + 1);
             }
             else
             {
                 rest.add(arg);
                 continue;
             }
-            if (nprocs != 0)
+            if (flag.equals(NPROCS_FLAG) ? nprocs != 0 : bindTo != null)
             {
-                throw new IllegalArgumentException(NPROCS_FLAG + " is given twice");
+                throw new IllegalArgumentException(flag + " is given twice");
             }
-            nprocs = count(value);
+            if (flag.equals(NPROCS_FLAG))
+            {
+                nprocs = count(value);
+            }
+            else
+            {
+                bindTo = value;
+            }
         }
-        return new Split(nprocs, rest);
+        if (bindTo != null && nprocs == 0)
+        {
+            throw new IllegalArgumentException(CpuBinding.FLAG + " binds the processes of " + NPROCS_FLAG +
+                ", which is not given");
+        }
+        return new Split(nprocs, bindTo, rest);
     }
 
     /** @return a TCP port of 127.0.0.1 that was free a moment ago, for rank 0's rendezvous. */

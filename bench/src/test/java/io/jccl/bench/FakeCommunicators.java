@@ -58,13 +58,25 @@ final class FakeCommunicators
      */
     static CommunicatorFactory factory(final Fault fault, final AtomicLong calls)
     {
+        return factory(fault, calls, new java.util.concurrent.ConcurrentLinkedQueue<>());
+    }
+
+    /**
+     * @param fault  what to get wrong.
+     * @param calls  counts every call of every rank.
+     * @param counts the element count of every call of every rank, in the order they were made.
+     * @return a factory of fake ranks.
+     */
+    static CommunicatorFactory factory(final Fault fault, final AtomicLong calls,
+        final java.util.Queue<Long> counts)
+    {
         return new CommunicatorFactory()
         {
             @Override
             public Communicator[] create(final BenchOptions options, final SweepCombination combination,
                 final int nRanks)
             {
-                final Group group = new Group(nRanks, fault, calls);
+                final Group group = new Group(nRanks, fault, calls, counts);
                 final Communicator[] comms = new Communicator[nRanks];
                 for (int r = 0; r < nRanks; r++)
                 {
@@ -106,13 +118,15 @@ final class FakeCommunicators
         private final int nRanks;
         private final Fault fault;
         private final AtomicLong calls;
+        private final java.util.Queue<Long> counts;
         private final Map<Long, Call[]> pending = new HashMap<>();
 
-        Group(final int nRanks, final Fault fault, final AtomicLong calls)
+        Group(final int nRanks, final Fault fault, final AtomicLong calls, final java.util.Queue<Long> counts)
         {
             this.nRanks = nRanks;
             this.fault = fault;
             this.calls = calls;
+            this.counts = counts;
         }
 
         void arrive(final long sequence, final int rank, final Call call)
@@ -361,6 +375,7 @@ final class FakeCommunicators
         {
             final CompletableFuture<Void> done = new CompletableFuture<>();
             group.calls.incrementAndGet();
+            group.counts.add(count);
             group.arrive(sequence.getAndIncrement(), rank,
                 new Call(kind, (HostBuffer)send, (HostBuffer)recv, count, type, op, root, done));
             return new FakeWork(done);

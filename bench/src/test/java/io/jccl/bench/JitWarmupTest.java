@@ -14,22 +14,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code --jit-warmup-ms}: 0 leaves exactly nccl-tests' calls; a budget adds untimed calls on every rank, in whole
- * rounds (out of place and in place, smallest then largest size), without changing the table.
+ * rounds (out of place and in place; the largest size, then the table's small sizes in turn), without changing the
+ * table.
  */
 @Timeout(120)
 class JitWarmupTest
 {
     private final AtomicLong calls = new AtomicLong();
+    private final java.util.Queue<Long> counts = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private String stdout;
 
     private int run(final String... args)
     {
         calls.set(0);
+        counts.clear();
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
         final int status = JcclBench.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8),
-            FakeCommunicators.factory(FakeCommunicators.Fault.NONE, calls));
+            FakeCommunicators.factory(FakeCommunicators.Fault.NONE, calls, counts));
         stdout = out.toString(StandardCharsets.UTF_8);
         return status;
     }
@@ -61,6 +64,29 @@ class JitWarmupTest
         assertEquals(0, extra % (2 * 2), "extra calls: " + extra);
         assertEquals(3, tableRows());
         assertTrue(stdout.contains("# Out of bounds values : 0 OK"), stdout);
+    }
+
+    @Test
+    void shouldChangeSizeEveryRoundInTheSecondHalfSoTheTablesFirstNewSizeIsNothingNew()
+    {
+        // 8 B to 4 MiB by 16: 2, 32, 512 elements ... 1M elements; the second half cycles through those up to 1 MiB
+        assertEquals(0, run("all_reduce_perf", "-g", "1", "-b", "8", "-e", "4M", "-f", "16", "-w", "0", "-n", "1",
+            "-c", "0", "--jit-warmup-ms", "200"), stdout);
+        final java.util.List<Long> made = java.util.List.copyOf(counts);
+        final long largest = 1L << 20;
+        final int firstSmall = made.indexOf(2L);
+        assertTrue(firstSmall > 0 && made.subList(0, firstSmall).stream().allMatch(c -> c == largest),
+            "largest first: " + made);
+        // out of place and in place per round, then the next size: 2, 32, 512, 8192, 131072 elements; the table's
+        // own calls follow (5 sizes x 2 placements x (1 before the timing + 1 timed))
+        final java.util.List<Long> cycle = java.util.List.of(2L, 2L, 32L, 32L, 512L, 512L, 8192L, 8192L, 131072L,
+            131072L);
+        final java.util.List<Long> secondHalf = made.subList(firstSmall, made.size() - 5 * 2 * 2);
+        assertTrue(secondHalf.size() >= cycle.size(), "warm-up: " + made);
+        for (int i = 0; i < secondHalf.size(); i++)
+        {
+            assertEquals(cycle.get(i % cycle.size()), secondHalf.get(i), "call " + i + " of " + secondHalf);
+        }
     }
 
     @Test

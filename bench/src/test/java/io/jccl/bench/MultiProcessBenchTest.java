@@ -112,6 +112,16 @@ class MultiProcessBenchTest
         final Run launched = launch(new String[] {"--nprocs", "2", "all_reduce_perf"}, flags);
         assertEveryRowRightAsInOneProcess(launched, 2, "all_reduce_perf", flags);
         assertEquals(List.of("8", "64", "512", "4096", "32768"), column(rows(launched.out), 0), launched.out);
+        assertBinding(launched, 2);
+    }
+
+    /** Bound to a CPU each where this machine allows it (as mpirun), else not, and the launcher says which. */
+    private static void assertBinding(final Run launched, final int nprocs)
+    {
+        final CpuBinding expected = CpuBinding.resolve(null, nprocs, CpuBinding.allowedCpus(),
+            CpuBinding.findTaskset(System.getenv()));
+        assertTrue(launched.err.contains("jccl-bench: " + nprocs + " processes, " + expected.describe() + "\n"),
+            launched.err);
     }
 
     @Test
@@ -124,6 +134,7 @@ class MultiProcessBenchTest
         assertEveryRowRightAsInOneProcess(launched, 3, "all_gather_perf",
             Arrays.copyOf(flags, flags.length - 2));
         assertEquals(7, rows(launched.out).size(), launched.out);
+        assertBinding(launched, 3);
     }
 
     @Test
@@ -209,8 +220,9 @@ class MultiProcessBenchTest
     {
         final List<String> args = new ArrayList<>(List.of(head));
         args.addAll(List.of(flags));
+        // PATH as the script's: the launcher looks for taskset there to bind the children
         return Run.of((out, err) -> JcclBench.run(args.toArray(new String[0]), out, err,
-            Map.of(ChildCommand.JAVA_OPTS_ENV_NAME, CHILD_JAVA_OPTS)));
+            Map.of(ChildCommand.JAVA_OPTS_ENV_NAME, CHILD_JAVA_OPTS, "PATH", System.getenv().getOrDefault("PATH", ""))));
     }
 
     /** Runs the tool once per process on threads of this JVM, stand-in ranks shared among them. */

@@ -362,11 +362,14 @@ final class LocalCommunicator implements Communicator
         BoundShape bound = lastBound;
         if (bound == null || !bound.matches(call) || (tuned != null && !tuned.equals(bound.plan)))
         {
-            bound = boundShapes.get(call.shape);
+            // in place or not is the rank's own choice, outside the shape the ranks agree on, but binds otherwise:
+            // both are kept, so a job alternating them does not bind again on every call
+            final long key = call.shape * 2 + (call.inPlace ? 1 : 0);
+            bound = boundShapes.get(key);
             if (bound == null || !bound.matches(call) || (tuned != null && !tuned.equals(bound.plan)))
             {
                 bound = bindShape(call, tuned);
-                boundShapes.put(call.shape, bound);
+                boundShapes.put(key, bound);
             }
             lastBound = bound;
         }
