@@ -72,6 +72,10 @@ public final class BenchRunner
     private static final long JIT_WARMUP_CYCLE_MAX_BYTES = 1L << 20;
     /** The calls {@code --jit-warmup-ms} queues before waiting, at most ({@code -n} if fewer). */
     private static final int JIT_WARMUP_BURST = 8;
+    /** {@code --jit-warmup-ms} goes on past its budget until no JIT compiled for this long, in ms. */
+    private static final long JIT_QUIET_MS = 300;
+    /** ... but for at most this long past the budget, in ms. */
+    private static final long JIT_QUIET_MAX_EXTRA_MS = 5_000;
     private static final long DIRECT_MEMORY_RESERVE = 1L << 30;
 
     private final BenchTool tool;
@@ -742,8 +746,11 @@ public final class BenchRunner
          * calls, so without this the first sizes of a table time the interpreter (10-50x slower). Sizes change
          * every round so that the compiled code has seen a call unlike the last one: after a warm-up on one size,
          * the table's first new size made the JVM throw away the compiled call path (a branch its profile had never
-         * seen taken) and the first rows timed the recompilation. Thread 0's clock decides when to stop, for every
-         * thread, so that every rank makes the same calls.
+         * seen taken) and the first rows timed the recompilation. After the budget the second half goes on while
+         * the JIT of any process compiled in the last {@value #JIT_QUIET_MS} ms (at most
+         * {@value #JIT_QUIET_MAX_EXTRA_MS} ms more): a compilation that runs on into the table takes the CPU from a
+         * rank for milliseconds at a time, above all when each process has one CPU ({@code --bind-to core}). Thread
+         * 0's clock decides when to stop, for every thread, so that every rank makes the same calls.
          */
         private void jitWarmUp()
         {
@@ -758,7 +765,8 @@ public final class BenchRunner
             sync.barrier();
             final Communicator[] ranksToWarm = myWarmComms != null ? myWarmComms : myComms;
             // the largest first, as nccl-tests' -w: the table starts at the smallest, whose path then ran last
-            warmUpFor(ranksToWarm, List.of(Shape.of(tool, maxBytes, type, nRanks)), type, op, root, budgetNs / 2);
+            warmUpFor(ranksToWarm, List.of(Shape.of(tool, maxBytes, type, nRanks)), type, op, root, budgetNs / 2,
+                false);
             final List<Shape> small = new ArrayList<>();
             for (final long size : Sizes.sequence(options.minBytes(), maxBytes, options.stepBytes(),
                 options.stepFactor()))
@@ -768,7 +776,7 @@ public final class BenchRunner
                     small.add(Shape.of(tool, size, type, nRanks));
                 }
             }
-            warmUpFor(ranksToWarm, small, type, op, root, budgetNs - budgetNs / 2);
+            warmUpFor(ranksToWarm, small, type, op, root, budgetNs - budgetNs / 2, true);
             if (myWarmComms != null)
             {
                 sync.barrier();
@@ -779,9 +787,14 @@ public final class BenchRunner
             }
         }
 
+        /**
+         * Runs rounds of calls on the shapes in turn for the budget; with {@code untilJitQuiet}, then on until no
+         * process's JIT has compiled for {@value #JIT_QUIET_MS} ms, at most {@value #JIT_QUIET_MAX_EXTRA_MS} ms more.
+         */
         private void warmUpFor(final Communicator[] ranksToWarm, final List<Shape> shapes, final DataType type,
-            final ReduceOp op, final int root, final long budgetNs)
+            final ReduceOp op, final int root, final long budgetNs, final boolean untilJitQuiet)
         {
+            final JitActivity jit = untilJitQuiet ? new JitActivity() : null;
             final CallSlices[] outOfPlace = new CallSlices[shapes.size()];
             final CallSlices[] inPlace = new CallSlices[shapes.size()];
             for (int i = 0; i < shapes.size(); i++)
@@ -808,7 +821,13 @@ public final class BenchRunner
                     completeColl();
                 }
                 iter = (iter + burst) % options.iters();
-                final double goOn = System.nanoTime() - startNs < budgetNs ? 1 : 0;
+                final long nowNs = System.nanoTime();
+                // any process whose JIT still compiles keeps every rank going; rank 0's clock still decides
+                final boolean jitBusy = jit != null &&
+                    sync.allReduce(thread, jit.compiledWithin(nowNs, JIT_QUIET_MS) ? 1 : 0, ThreadSync.MAX) > 0.5;
+                final long elapsedNs = nowNs - startNs;
+                final double goOn = elapsedNs < budgetNs ||
+                    jitBusy && elapsedNs < budgetNs + JIT_QUIET_MAX_EXTRA_MS * 1_000_000L ? 1 : 0;
                 // a half, not 0: across processes the 1 or 0 comes through a FLOAT64 AllReduce
                 more = sync.allReduce(thread, goOn, ThreadSync.RANK0) > 0.5;
             }
