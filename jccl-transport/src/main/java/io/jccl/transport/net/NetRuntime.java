@@ -114,6 +114,12 @@ final class NetRuntime
         try
         {
             int work = 0;
+            // offers first, so the driver's sender sends them in this cycle; what its receiver takes in goes to the
+            // rings after it, in this cycle too
+            for (final NetTransport t : transports)
+            {
+                work += t.doOutbound();
+            }
             if (driverInvoker != null && clientLock.tryLock())
             {
                 try
@@ -128,7 +134,7 @@ final class NetRuntime
             work += conductorInvoker.invoke();
             for (final NetTransport t : transports)
             {
-                work += t.doWork();
+                work += t.doInbound();
             }
             return work;
         }

@@ -299,12 +299,13 @@ public final class NetTransport implements AutoCloseable
     // ---- on the network thread ----
 
     /**
-     * One pass of this communicator's network work, on the process's network thread: new rings, arrived fragments,
-     * slots to send, credits to return.
+     * The outbound half of a pass of this communicator's network work: new rings, slots to send, credits to return,
+     * all offered to the publications. The duty cycle runs it before the media driver, whose sender then puts them on
+     * the wire in the same cycle (offered after it, a slot waited a whole cycle, receive polls included).
      *
      * @return how much was done; 0 when idle.
      */
-    int doWork()
+    int doOutbound()
     {
         if (broken)
         {
@@ -314,7 +315,6 @@ public final class NetTransport implements AutoCloseable
         try
         {
             work += drainNewRings();
-            work += subscription.poll(handler, FRAGMENT_LIMIT);
             for (int i = 0, n = sendList.size(); i < n; i++)
             {
                 work += transmit(sendList.get(i));
@@ -326,10 +326,38 @@ public final class NetTransport implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            broken = true;
-            fail(new JcclSystemException("the network transport failed: " + ex, ex));
+            breakOn(ex);
         }
         return work;
+    }
+
+    /**
+     * The inbound half: fragments the media driver's receiver took in, into their receive rings. The duty cycle runs
+     * it after the driver, so what arrived in the cycle reaches its ring in the same cycle.
+     *
+     * @return how much was done; 0 when idle.
+     */
+    int doInbound()
+    {
+        if (broken)
+        {
+            return 0;
+        }
+        try
+        {
+            return subscription.poll(handler, FRAGMENT_LIMIT);
+        }
+        catch (final RuntimeException ex)
+        {
+            breakOn(ex);
+            return 0;
+        }
+    }
+
+    private void breakOn(final RuntimeException ex)
+    {
+        broken = true;
+        fail(new JcclSystemException("the network transport failed: " + ex, ex));
     }
 
     private int drainNewRings()
