@@ -34,11 +34,13 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <h2>Confirmation</h2>
  * The baseline is measured first and the best maybe minutes later; on a busy machine (JIT, neighbours) those scores
- * are not comparable. So before a search freezes a best other than its baseline, {@code confirmRounds} rounds hold
- * the two in turn for {@code warmupCalls + holdCalls} calls each (best first, then baseline first, alternately); each
- * plan's confirmed score is the median of its holds' scores, and the best is frozen only if the baseline's exceeds
- * it by {@code confirmMargin}, else the baseline is ({@link TaskState#confirmation()}). These calls come on top of
- * the budget, at most {@code 2 x confirmRounds x (warmupCalls + holdCalls)}, so a task always converges.
+ * are not comparable, and at small sizes one score per plan is within the noise. So before a search freezes,
+ * {@code confirmRounds} rounds hold its best (unless that is the baseline), a challenger (the best-scored plan of
+ * another algorithm or protocol) and the baseline in turn, for {@code warmupCalls + holdCalls} calls each, in an
+ * order rotated every round; each plan's confirmed score is the median of its holds' scores, and the fastest other
+ * than the baseline is frozen only if the baseline's exceeds it by {@code confirmMargin}, else the baseline is
+ * ({@link TaskState#confirmation()}). These calls come on top of the budget, at most
+ * {@code 3 x confirmRounds x (warmupCalls + holdCalls)}, so a task always converges.
  *
  * <h2>Lock-step</h2>
  * Only the leader (rank 0) times calls. Every rank asks {@link #planFor} for its k-th call of a task (k from 0); the

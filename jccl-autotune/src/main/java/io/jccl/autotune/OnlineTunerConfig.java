@@ -38,11 +38,12 @@ import java.util.Map;
  * @param saveFile       where the caller keeps converged plans across runs ({@value #SAVE_FILE_ENV}), or null.
  * @param seed           the seed of the random choices (restart points), so that the search is deterministic
  *                       ({@value #SEED_ENV}).
- * @param confirmRounds  before a search freezes a plan other than its baseline, rounds that interleave the two, each
- *                       holding the best then the baseline (or the reverse) for {@code warmupCalls + holdCalls} calls,
- *                       so that both are scored under the same conditions ({@value #CONFIRM_ROUNDS_DEFAULT},
- *                       {@value #CONFIRM_ROUNDS_ENV}); 0 turns the confirmation off. Its calls are spent on top of
- *                       the budget: at most {@code 2 x confirmRounds x (warmupCalls + holdCalls)} per search.
+ * @param confirmRounds  before a search freezes, rounds that interleave its best, a challenger of another algorithm
+ *                       or protocol and its baseline, each held for {@code warmupCalls + holdCalls} calls in an
+ *                       order rotated every round, so that all are scored under the same conditions
+ *                       ({@value #CONFIRM_ROUNDS_DEFAULT}, {@value #CONFIRM_ROUNDS_ENV}); 0 turns the confirmation
+ *                       off. Its calls are spent on top of the budget: at most
+ *                       {@code 3 x confirmRounds x (warmupCalls + holdCalls)} per search.
  * @param confirmMargin  the confirmation keeps the best only if the baseline's confirmed score exceeds the best's by
  *                       this factor, else it freezes the baseline ({@value #CONFIRM_MARGIN_DEFAULT},
  *                       {@value #CONFIRM_MARGIN_ENV}); finite and at least 1.
@@ -102,6 +103,8 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public static final int CONFIRM_ROUNDS_DEFAULT = 3;
     /** Default {@link #confirmMargin()}. */
     public static final double CONFIRM_MARGIN_DEFAULT = 1.02;
+    /** The most plans a confirmation holds: the search's best, a challenger and the baseline. */
+    static final long CONFIRM_CONTENDERS = 3;
 
     private static final OnlineTunerConfig DEFAULTS = new OnlineTunerConfig(HOLD_DEFAULT, WARMUP_DEFAULT,
         BUDGET_DEFAULT, RESTARTS_DEFAULT, Buckets.POW2, DRIFT_FACTOR_DEFAULT, DRIFT_WINDOW_DEFAULT, LEAD_DEFAULT, true,
@@ -487,10 +490,10 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
         return confirmRounds > 0;
     }
 
-    /** @return the most calls one search's confirmation may take: {@code 2 x confirmRounds x callsPerCandidate}. */
+    /** @return the most calls one search's confirmation may take: {@code 3 x confirmRounds x callsPerCandidate}. */
     public long confirmCalls()
     {
-        return 2L * confirmRounds * callsPerCandidate();
+        return CONFIRM_CONTENDERS * confirmRounds * callsPerCandidate();
     }
 
     private static String value(final Map<String, String> settings, final String name)

@@ -22,13 +22,15 @@ import java.util.Set;
  * the leader's last record (or for every index when drift detection is off); a re-tune starts right after the
  * horizon, where no rank can yet have bound a call.
  * <p>
- * Confirmation: when a search ends with a best other than its baseline, {@code confirmRounds} more rounds each hold
- * both plans for {@code warmupCalls + holdCalls} calls, best first in even rounds and baseline first in odd ones (so
- * a trend over time favours neither); each hold is scored as a candidate is, and each plan by the median of its
- * holds. The best is frozen only if the baseline's median exceeds its own by {@code confirmMargin}, else the
- * baseline is: the search's scores were taken minutes apart, and on a busy machine (JIT, neighbours) they are not
- * comparable. These rounds are published like any other, from recorded results alone, and their calls are spent on
- * top of the budget, at most {@code 2 x confirmRounds x (warmupCalls + holdCalls)}.
+ * Confirmation: when a search ends, {@code confirmRounds} more rounds each hold the contenders in turn for
+ * {@code warmupCalls + holdCalls} calls, in an order rotated every round (so a trend over time favours none): the
+ * search's best unless it is the baseline, its challenger ({@link Search#challenger}: the best-scored plan of
+ * another algorithm or protocol) when there is one, and the baseline. Each hold is scored as a candidate is, and
+ * each plan by the median of its holds. The fastest contender other than the baseline is frozen only if the
+ * baseline's median exceeds its own by {@code confirmMargin}, else the baseline is: the search's scores were taken
+ * minutes apart, and on a busy machine (JIT, neighbours) they are not comparable. With nothing but the baseline to
+ * hold there is no confirmation. These rounds are published like any other, from recorded results alone, and their
+ * calls are spent on top of the budget, at most {@code 3 x confirmRounds x (warmupCalls + holdCalls)}.
  */
 final class TaskTuning
 {
@@ -71,8 +73,10 @@ final class TaskTuning
 
     private boolean confirming;
     private int confirmDone;
-    private double[] confirmBestNs;
-    private double[] confirmBaselineNs;
+    /** The confirmation's plans: the search's best (unless it is the baseline), its challenger, the baseline last. */
+    private Plan[] contenders;
+    /** Each contender's score per confirmation round. */
+    private double[][] contenderNs;
     private long confirmCalls;
     private TaskState.Confirmation confirmation = TaskState.Confirmation.NONE;
     private double confirmedSpeedup = Double.NaN;
@@ -364,10 +368,11 @@ final class TaskTuning
             {
                 bestPlan = fallbackPlan();
             }
+            final Plan challenger = search.challenger(baselinePlan);
             search = null;
-            if (shouldConfirm())
+            if (shouldConfirm(challenger))
             {
-                startConfirmation();
+                startConfirmation(challenger);
             }
             else
             {
@@ -398,64 +403,99 @@ final class TaskTuning
         publishNext();
     }
 
-    /** @return true when the search's best is another plan than its baseline, and both may still run. */
-    private boolean shouldConfirm()
+    /**
+     * @param challenger the search's challenger, or null.
+     * @return true when the baseline may still run and some plan other than it may too: the search's best, or the
+     *         challenger.
+     */
+    private boolean shouldConfirm(final Plan challenger)
     {
-        return config.confirmEnabled() && baselinePlan != null && !bestPlan.equals(baselinePlan) &&
-            !failed.contains(baselinePlan) && !failed.contains(bestPlan);
+        return config.confirmEnabled() && baselinePlan != null && !failed.contains(baselinePlan) &&
+            (!bestPlan.equals(baselinePlan) && !failed.contains(bestPlan) || challenger != null);
     }
 
-    private void startConfirmation()
+    private void startConfirmation(final Plan challenger)
     {
+        final List<Plan> plans = new ArrayList<>(3);
+        if (!bestPlan.equals(baselinePlan) && !failed.contains(bestPlan))
+        {
+            plans.add(bestPlan);
+        }
+        if (challenger != null)
+        {
+            plans.add(challenger);
+        }
+        plans.add(baselinePlan);
+        contenders = plans.toArray(new Plan[0]);
+        contenderNs = new double[contenders.length][config.confirmRounds()];
         confirming = true;
         confirmDone = 0;
-        confirmBestNs = new double[config.confirmRounds()];
-        confirmBaselineNs = new double[config.confirmRounds()];
         confirmation = TaskState.Confirmation.RUNNING;
         publishConfirmation();
     }
 
-    /** Publishes the next confirmation round: best then baseline in even rounds, the reverse in odd ones. */
+    /** @return the contender that round {@code round} holds at {@code position}: the order rotates every round. */
+    private int contenderAt(final int round, final int position)
+    {
+        return (position + round) % contenders.length;
+    }
+
+    /**
+     * Publishes the next confirmation round: every contender held in turn, the order rotated each round (best,
+     * baseline; then baseline, best; with a challenger best, challenger, baseline; then challenger, baseline, best
+     * ...), so that a trend over time favours none.
+     */
     private void publishConfirmation()
     {
         final int length = config.callsPerCandidate();
-        final boolean bestFirst = (confirmDone & 1) == 0;
-        final Plan first = bestFirst ? bestPlan : baselinePlan;
-        final Plan second = bestFirst ? baselinePlan : bestPlan;
-        rounds.add(new TuningRound(rounds.size(), nextFirstCall,
-            List.of(new TuningRound.Hold(first, length), new TuningRound.Hold(second, length)), false));
-        samples = new long[2 * length];
+        final List<TuningRound.Hold> holds = new ArrayList<>(contenders.length);
+        for (int position = 0; position < contenders.length; position++)
+        {
+            holds.add(new TuningRound.Hold(contenders[contenderAt(confirmDone, position)], length));
+        }
+        rounds.add(new TuningRound(rounds.size(), nextFirstCall, holds, false));
+        samples = new long[contenders.length * length];
         Arrays.fill(samples, -1L);
         recorded = 0;
         measuring = true;
-        confirmCalls += 2L * length;
-        nextFirstCall += 2L * length;
+        confirmCalls += (long)contenders.length * length;
+        nextFirstCall += (long)contenders.length * length;
     }
 
     private void finishConfirmationRound()
     {
         measuring = false;
         final int length = config.callsPerCandidate();
-        final boolean bestFirst = (confirmDone & 1) == 0;
-        final double firstNs = trimmedMean(Arrays.copyOfRange(samples, 0, length), config.warmupCalls());
-        final double secondNs = trimmedMean(Arrays.copyOfRange(samples, length, 2 * length), config.warmupCalls());
-        confirmBestNs[confirmDone] = bestFirst ? firstNs : secondNs;
-        confirmBaselineNs[confirmDone] = bestFirst ? secondNs : firstNs;
+        for (int position = 0; position < contenders.length; position++)
+        {
+            contenderNs[contenderAt(confirmDone, position)][confirmDone] = trimmedMean(
+                Arrays.copyOfRange(samples, position * length, (position + 1) * length), config.warmupCalls());
+        }
         confirmDone++;
-        if (confirmDone < confirmBestNs.length)
+        if (confirmDone < config.confirmRounds())
         {
             publishConfirmation();
             return;
         }
         confirming = false;
-        final double bestMedianNs = median(confirmBestNs);
-        final double baselineMedianNs = median(confirmBaselineNs);
-        confirmedSpeedup = baselineMedianNs / bestMedianNs;
+        final int baseline = contenders.length - 1;
+        int chosen = 0;
+        for (int c = 1; c < baseline; c++)
+        {
+            if (median(contenderNs[c]) < median(contenderNs[chosen]))
+            {
+                chosen = c;
+            }
+        }
+        final double chosenMedianNs = median(contenderNs[chosen]);
+        final double baselineMedianNs = median(contenderNs[baseline]);
+        confirmedSpeedup = baselineMedianNs / chosenMedianNs;
         baselineNs = baselineMedianNs;
-        if (baselineMedianNs > config.confirmMargin() * bestMedianNs)
+        if (baselineMedianNs > config.confirmMargin() * chosenMedianNs)
         {
             confirmation = TaskState.Confirmation.KEPT;
-            bestNs = bestMedianNs;
+            bestPlan = contenders[chosen];
+            bestNs = chosenMedianNs;
         }
         else
         {
@@ -466,20 +506,21 @@ final class TaskTuning
         freeze(bestPlan, bestNs);
     }
 
-    /** A plan failed during the confirmation: the other one is frozen, with its search score. */
+    /**
+     * A plan failed during the confirmation (it is in {@code failed} now): the search's best is frozen with its
+     * search score unless it failed, else the baseline, else (the baseline was the best) the challenger.
+     */
     private void abandonConfirmation(final Plan failedPlan)
     {
         confirming = false;
-        if (failedPlan.equals(bestPlan))
+        if (failed.contains(bestPlan))
         {
-            confirmation = TaskState.Confirmation.FELL_BACK;
-            bestPlan = baselinePlan;
-            bestNs = baselineNs;
+            final boolean baselineFailed = failed.contains(baselinePlan);
+            bestPlan = baselineFailed ? contenders[contenders.length - 2] : baselinePlan;
+            bestNs = baselineFailed ? Double.NaN : baselineNs;
         }
-        else
-        {
-            confirmation = TaskState.Confirmation.KEPT;
-        }
+        confirmation = bestPlan.equals(baselinePlan) ? TaskState.Confirmation.FELL_BACK :
+            TaskState.Confirmation.KEPT;
         freeze(bestPlan, bestNs);
     }
 

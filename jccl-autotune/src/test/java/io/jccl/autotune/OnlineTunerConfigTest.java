@@ -38,7 +38,7 @@ class OnlineTunerConfigTest
         assertEquals(3, config.confirmRounds());
         assertEquals(1.02, config.confirmMargin());
         assertTrue(config.confirmEnabled());
-        assertEquals(36, config.confirmCalls());
+        assertEquals(54, config.confirmCalls(), "best, challenger and baseline, 3 rounds of 6 calls");
         assertEquals(config, OnlineTunerConfig.fromSettings(Map.of()));
         assertEquals(config, OnlineTunerConfig.fromSettings(Map.of(OnlineTunerConfig.HOLD_ENV, "  ")));
     }

@@ -1,11 +1,15 @@
 package io.jccl.autotune;
 
+import io.jccl.Algorithm;
 import io.jccl.Plan;
+import io.jccl.Protocol;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import static io.jccl.autotune.OnlineTunerHarness.Interleaving;
 import static io.jccl.autotune.OnlineTunerHarness.Landscape;
@@ -80,7 +84,8 @@ class OnlineTunerConfirmTest
         assertTrue(state.confirmedSpeedup() > 0.95 && state.confirmedSpeedup() < CONFIG.confirmMargin(),
             state.toString());
         assertEquals(1.0, state.speedup(), 1e-12, "the frozen plan is the baseline");
-        assertEquals(CONFIG.confirmCalls(), state.confirmCalls());
+        // one algorithm and protocol: no challenger, so the best and the baseline
+        assertEquals(2L * CONFIG.confirmRounds() * CONFIG.callsPerCandidate(), state.confirmCalls());
         assertEquals(state.searchCalls() + state.confirmCalls(), leader.next);
 
         final int before = leader.plans.size();
@@ -182,7 +187,8 @@ class OnlineTunerConfirmTest
         final TaskState state = leader.converge(10_000);
 
         assertTrue(state.converged());
-        assertEquals(config.budgetCalls() + config.confirmCalls(), leader.next);
+        assertEquals(config.budgetCalls() + 2L * config.confirmRounds() * config.callsPerCandidate(), leader.next,
+            "the budget, then the best and the baseline (one algorithm and protocol: no challenger)");
     }
 
     @ParameterizedTest
@@ -221,5 +227,127 @@ class OnlineTunerConfirmTest
             assertEquals(published, plans.get(0).get(k), "call " + k);
         }
         assertEquals(DEFAULT, plans.get(0).get(calls - 1));
+    }
+
+    /**
+     * A landscape whose fastest family, tree with SIMPLE, is slow the first time each of its plans is held (one hold
+     * of {@code warmupCalls + holdCalls} calls at 2.5x), as a search sees it when each plan is measured once and the
+     * noise is as large as the differences: the search scores tree/SIMPLE at 1500 and never looks again. Other
+     * families than ring/SIMPLE and tree/LL128 cost 1700, so tree/SIMPLE is the runner-up of another family.
+     */
+    private static Landscape unluckyFirstHolds(final double ringSimple, final double treeLl128)
+    {
+        final Map<Plan, Integer> seen = new HashMap<>();
+        final int hold = CONFIG.callsPerCandidate();
+        return plan ->
+        {
+            final int calls = seen.merge(plan, 1, Integer::sum);
+            if (plan.algorithm() == Algorithm.TREE && plan.protocol() == Protocol.SIMPLE)
+            {
+                return calls <= hold ? 1500 : 600;
+            }
+            if (plan.algorithm() == Algorithm.TREE && plan.protocol() == Protocol.LL128)
+            {
+                return treeLl128;
+            }
+            return plan.algorithm() == Algorithm.RING && plan.protocol() == Protocol.SIMPLE ? ringSimple : 1700;
+        };
+    }
+
+    private static Leader everyFamily(final Landscape landscape)
+    {
+        return new Leader(new OnlineTuner(CONFIG, request -> DEFAULT, PlanConstraints.none()), REQUEST, landscape);
+    }
+
+    @Test
+    void shouldFreezeTheChallengerOfAnotherProtocolWhenTheInterleavedRoundsShowItFastest()
+    {
+        final Leader leader = everyFamily(unluckyFirstHolds(1000, 800));
+        final TaskState confirming = untilConfirming(leader);
+        assertEquals(Protocol.LL128, confirming.bestPlan().protocol(), "the search was fooled: " + confirming);
+
+        final TaskState state = leader.converge(10_000);
+        assertTrue(state.converged());
+        assertEquals(TaskState.Confirmation.KEPT, state.confirmation(), state.toString());
+        assertEquals(Algorithm.TREE, state.bestPlan().algorithm(), state.toString());
+        assertEquals(Protocol.SIMPLE, state.bestPlan().protocol(), state.toString());
+        assertEquals(1000.0 / 600, state.confirmedSpeedup(), 1e-9);
+        assertEquals(CONFIG.confirmCalls(), state.confirmCalls(), "three contenders");
+
+        // the rounds hold the best, the challenger and the baseline, the order rotated each round
+        final List<TuningRound> rounds = leader.tuner.rounds(leader.key);
+        final List<TuningRound> confirmation = rounds.subList(rounds.size() - 1 - CONFIG.confirmRounds(),
+            rounds.size() - 1);
+        final int length = CONFIG.callsPerCandidate();
+        final List<Plan> contenders = List.of(confirming.bestPlan(), state.bestPlan(), DEFAULT);
+        for (int i = 0; i < confirmation.size(); i++)
+        {
+            final List<TuningRound.Hold> expected = List.of(new TuningRound.Hold(contenders.get(i % 3), length),
+                new TuningRound.Hold(contenders.get((i + 1) % 3), length),
+                new TuningRound.Hold(contenders.get((i + 2) % 3), length));
+            assertEquals(expected, confirmation.get(i).holds(), "round " + confirmation.get(i).number());
+        }
+        final int before = leader.plans.size();
+        leader.run(50);
+        for (final Plan plan : leader.plans.subList(before, leader.plans.size()))
+        {
+            assertEquals(state.bestPlan(), plan);
+        }
+    }
+
+    @Test
+    void shouldChallengeTheBaselineEvenWhenTheSearchKeptIt()
+    {
+        // the search's best is the baseline (ring/SIMPLE 1000 against tree/SIMPLE's unlucky 1500 and LL128's 1600)
+        final Leader leader = everyFamily(unluckyFirstHolds(1000, 1600));
+        final TaskState confirming = untilConfirming(leader);
+        assertEquals(DEFAULT, confirming.bestPlan(), confirming.toString());
+        assertEquals(TaskState.Confirmation.RUNNING, confirming.confirmation());
+
+        final TaskState state = leader.converge(10_000);
+        assertEquals(TaskState.Confirmation.KEPT, state.confirmation(), state.toString());
+        assertEquals(Protocol.SIMPLE, state.bestPlan().protocol());
+        assertEquals(Algorithm.TREE, state.bestPlan().algorithm());
+        assertEquals(2L * CONFIG.confirmRounds() * CONFIG.callsPerCandidate(), state.confirmCalls(),
+            "the challenger and the baseline");
+    }
+
+    @Test
+    void shouldKeepTheBaselineWhenTheChallengerIsNoFasterInTheInterleavedRounds()
+    {
+        // as above, but tree/SIMPLE is really 1500: the confirmation changes nothing
+        final Leader leader = everyFamily(plan -> plan.algorithm() == Algorithm.RING &&
+            plan.protocol() == Protocol.SIMPLE ? 1000 : 1500);
+        final TaskState state = leader.converge(10_000);
+        assertTrue(state.converged());
+        assertEquals(TaskState.Confirmation.FELL_BACK, state.confirmation(), state.toString());
+        assertEquals(DEFAULT, state.bestPlan());
+        assertEquals(1000.0 / 1500, state.confirmedSpeedup(), 1e-9);
+    }
+
+    @Test
+    void shouldFreezeTheBestWhenTheChallengerFailsDuringTheConfirmation()
+    {
+        final Leader leader = everyFamily(unluckyFirstHolds(1000, 800));
+        final TaskState confirming = untilConfirming(leader);
+        final Plan best = confirming.bestPlan();
+        // the challenger is the contender that is neither the best nor the baseline
+        final List<TuningRound> rounds = leader.tuner.rounds(leader.key);
+        Plan challenger = null;
+        for (final TuningRound.Hold hold : rounds.get(rounds.size() - 1).holds())
+        {
+            if (!hold.plan().equals(best) && !hold.plan().equals(DEFAULT))
+            {
+                challenger = hold.plan();
+            }
+        }
+        assertTrue(challenger != null, rounds.get(rounds.size() - 1).toString());
+        leader.failing.add(challenger);
+        final TaskState state = leader.converge(10_000);
+
+        assertTrue(state.converged());
+        assertEquals(TaskState.Confirmation.KEPT, state.confirmation());
+        assertEquals(best, state.bestPlan());
+        assertEquals(1, state.failures());
     }
 }
