@@ -65,7 +65,7 @@ public final class BenchOptions
     public static final String JIT_WARMUP_MS_PROP_NAME = "jccl.bench.jitWarmupMs";
     /** The default of {@code --jit-warmup-ms}, in milliseconds. */
     public static final long JIT_WARMUP_MS_DEFAULT = 500;
-    /** The default of {@code --tune-iters} is the online tuner's budget plus this many calls. */
+    /** The default of {@code --tune-iters} is the online tuner's budget and its confirmation's calls, plus this many. */
     public static final int TUNE_ITERS_MARGIN = 50;
     /** nccl-tests' type order for {@code -d all} (ncclDataType_t order). */
     private static final List<DataType> ALL_TYPES = List.of(DataType.values());
@@ -240,7 +240,7 @@ public final class BenchOptions
         @Option(names = "--tune-iters", converter = LongConverter.class, paramLabel = "<calls>", order = 7,
             description = "with --tuner auto: before timing each size, run it untimed until the online tuner's task " +
                 "for it has converged, at most this many calls, and sum up default against tuned plans at the end; " +
-                "0 skips the tuning (default: JCCL_TUNER_BUDGET + " + TUNE_ITERS_MARGIN + ")")
+                "0 skips the tuning (default: JCCL_TUNER_BUDGET + the confirmation's calls + " + TUNE_ITERS_MARGIN + ")")
         private Long tuneIters;
 
         @Option(names = ComputeLoad.FLAG, paramLabel = "<matmul:THREADS>", order = 8,
@@ -927,7 +927,8 @@ public final class BenchOptions
 
     /**
      * @return {@code --tune-iters}: the most untimed calls per size before it is timed, when the online tuner decides
-     *         the plans; by default its budget ({@code JCCL_TUNER_BUDGET}) plus {@value #TUNE_ITERS_MARGIN}.
+     *         the plans; by default its budget ({@code JCCL_TUNER_BUDGET}), the most calls its confirmation
+     *         takes, and {@value #TUNE_ITERS_MARGIN}.
      */
     public long tuneIters()
     {
@@ -935,7 +936,8 @@ public final class BenchOptions
         {
             return jccl.tuneIters;
         }
-        return JcclCommunicatorFactory.onlineTunerConfig().budgetCalls() + (long)TUNE_ITERS_MARGIN;
+        final io.jccl.autotune.OnlineTunerConfig config = JcclCommunicatorFactory.onlineTunerConfig();
+        return config.budgetCalls() + config.confirmCalls() + TUNE_ITERS_MARGIN;
     }
 
     /** @return {@code --load}, or null for none (parsed by {@link #validate()}). */
