@@ -13,7 +13,7 @@
 #   SWEEP_ALGOS      algo values of the sweep (default ring,tree for all_reduce_perf, else ring)
 #   SWEEP_PROTOS     proto values (default simple,ll,ll128); SWEEP_NCHANNELS (default 1,2,4)
 #   SWEEP_ITERS, SWEEP_WARMUP   -n/-w of the sweep (default 10, 2)
-#   CMP_ITERS, CMP_WARMUP, CMP_ROUNDS   -n/-w/--rounds of --compare-plans (default 20, 5, 5)
+#   CMP_ITERS, CMP_WARMUP, CMP_ROUNDS   -n/-w/--rounds of --compare-plans (default 20, 5, 15)
 #   REUSE=1          reuse the tuner and sweep logs already in OUT_DIR (re-run only the comparisons)
 #   LOAD_TARGET      tuned/default target under --load (default 1.3; applied when the extra flags contain --load)
 #   JCCL_CALIBRATION the cost model's constants: defaults here unless set, so every run has the same default plan
@@ -45,7 +45,7 @@ SN=${SWEEP_ITERS:-10}
 SW=${SWEEP_WARMUP:-2}
 CN=${CMP_ITERS:-20}
 CW=${CMP_WARMUP:-5}
-CR=${CMP_ROUNDS:-5}
+CR=${CMP_ROUNDS:-15}
 LOADED=0
 for x in "${EXTRA[@]+"${EXTRA[@]}"}"; do [[ $x == --load* ]] && LOADED=1; done
 LOAD_TARGET=${LOAD_TARGET:-1.3}
@@ -106,15 +106,24 @@ while read -r size winner wbus dbus dplan; do
   # a size the tuner does not decide (count 0): nothing to compare
   if [[ -z $tuned || $tuned == - ]]; then log "compare $size: skipped, the tuner does not decide it"; continue; fi
   tpins=$(plan_pins "$tuned")
-  if [[ $tpins == "$wpins" ]]; then plans="default;$wpins"; else plans="default;$wpins;$tpins"; fi
+  # the default's own plan pinned, as a control: A against it shows how far two measurements of one plan differ
+  # here (left out when the winner or the tuned plan already is that plan)
+  dpins=$(plan_pins "$dplan")
+  if [[ $tpins == "$wpins" ]]; then plans="default;$wpins"; hasc=0; else plans="default;$wpins;$tpins"; hasc=1; fi
+  hasd=0
+  if [[ $dpins == "$tpins" ]]; then hasd=c; elif [[ $dpins == "$wpins" ]]; then hasd=b; else plans="$plans;$dpins"; hasd=1; fi
   CLOG=$OUT/$tag-compare-$size.log
   log "compare $size: ${J[*]} $TOOL -g 2 -b $size -e $size -n $CN -w $CW --rounds $CR --compare-plans \"$plans\" ${EXTRA[*]+${EXTRA[*]}}"
   "${J[@]}" "$TOOL" -g 2 -b "$size" -e "$size" -n "$CN" -w "$CW" --rounds "$CR" --compare-plans "$plans" \
     --no-progress "${EXTRA[@]+"${EXTRA[@]}"}" >"$CLOG" 2>"$OUT/$tag-compare-$size.err" || {
       echo "compare-plans failed at $size (see $CLOG)" >&2; continue; }
-  # size A:bus B:bus C:bus B/A C/A planA planB planC
-  awk '!/^#/&&NF>=16{print $1,$6,$8,$10,$12,$13,$14,$15,$16}
-       !/^#/&&NF==12{print $1,$6,$8,$8,$10,$10,$11,$12,$12}' "$CLOG" >>"$OUT/$tag-compare.tsv"
+  # size A:bus B:bus C:bus B/A C/A planA planB planC D/A (k plans: 4 fields, k x (time, bus), k ratios, k plans;
+  # C is B when the tuned plan is the winner; D/A is C/A or B/A when that plan is the default's)
+  awk -v hasc="$hasc" -v hasd="$hasd" '!/^#/&&NF>=12&&(NF-4)%4==0{
+       k = (NF - 4) / 4; c = hasc ? 2 : 1
+       printf "%s %s %s %s %s %s %s %s %s %s\n", $1, $6, $8, $(6 + 2 * c), $(6 + 2 * k), $(5 + 2 * k + c),
+         $(5 + 3 * k), $(6 + 3 * k), $(5 + 3 * k + c),
+         hasd == "1" ? $(4 + 3 * k) : hasd == "c" ? $(5 + 2 * k + c) : $(6 + 2 * k) }' "$CLOG" >>"$OUT/$tag-compare.tsv"
 done <"$OUT/$tag-sweep.tsv"
 t_cmp=$(($(now) - t0))
 
@@ -122,16 +131,17 @@ t_cmp=$(($(now) - t0))
 {
   echo "# $TOOL -g 2 ${EXTRA[*]+${EXTRA[*]}}: tuner -b $B -e $TE -f $F; sweep (algo=$ALGOS proto=$PROTOS nchannels=$NCH, -n $SN) and compare-plans (-n $CN, $CR rounds, A=default B=winner C=tuned) up to $CE"
   echo "# ratios from --compare-plans medians (out-of-place busbw); tuned/winner = (C/A)/(B/A); winner = best sweep pass incl. the default pass"
+  echo "# def/def: the default's plan pinned against the default (a control, or B or C when that is the plan): one plan measured twice, how far a ratio moves by chance here"
   echo "# targets: T1 tuned/winner>=0.95; T2 tuned/default>=1.2 where winner/default>=1.2; T3 search calls<=200 and converged$([[ $LOADED == 1 ]] && echo "; TL tuned/default>=$LOAD_TARGET under the load")"
-  printf '%10s | %-26s | %-32s | %-26s | %8s | %8s | %8s | %-9s | %s\n' size "default plan" "sweep winner" "tuned plan" \
-    win/def tun/def tun/win trials/calls verdicts
+  printf '%10s | %-26s | %-32s | %-26s | %8s | %8s | %8s | %8s | %-9s | %s\n' size "default plan" "sweep winner" \
+    "tuned plan" win/def tun/def tun/win def/def trials/calls verdicts
   while read -r size def dbus tuned tbus ratio trials search; do
     line=$(awk -v s="$size" '$1==s' "$OUT/$tag-compare.tsv")
     winner=$(awk -v s="$size" '$1==s{print $2}' "$OUT/$tag-sweep.tsv")
     conv=ok
     if [[ $search == - ]]; then conv=n/a; elif [[ $search -gt 200 || $tuned == *\* ]]; then conv=MISS; fi
     if [[ -n $line ]]; then
-      read -r _ abus bbus cbus ba ca pa pb pc <<<"$line"
+      read -r _ abus bbus cbus ba ca pa pb pc da <<<"$line"
       tw=$(awk -v b="$ba" -v c="$ca" 'BEGIN{ if (b>0) printf "%.2f", c/b; else print "nan" }')
       v=$(awk -v b="$ba" -v c="$ca" -v tw="$tw" -v l="$LOADED" -v lt="$LOAD_TARGET" 'BEGIN{
             t1 = (tw+0 >= 0.95) ? "T1 ok" : "T1 MISS";
@@ -139,11 +149,11 @@ t_cmp=$(($(now) - t0))
             s = t1 " " t2;
             if (l == 1) s = s " " ((c+0 >= lt) ? "TL ok" : "TL MISS");
             print s }')
-      printf '%10s | %-26s | %-32s | %-26s | %8s | %8s | %8s | %-9s | %s T3 %s\n' "$size" "$pa" "$pb$([[ $winner == default ]] && echo ' (dflt)')" "$pc" \
-        "$ba" "$ca" "$tw" "$trials/$search" "$v" "$conv"
+      printf '%10s | %-26s | %-32s | %-26s | %8s | %8s | %8s | %8s | %-9s | %s T3 %s\n' "$size" "$pa" \
+        "$pb$([[ $winner == default ]] && echo ' (dflt)')" "$pc" "$ba" "$ca" "$tw" "$da" "$trials/$search" "$v" "$conv"
     else
-      printf '%10s | %-26s | %-32s | %-26s | %8s | %8s | %8s | %-9s | %s\n' "$size" "$def" "(not swept)" "$tuned" \
-        - "$ratio*" - "$trials/$search" "T3 $conv (tun/def* from the tuner's own scores)"
+      printf '%10s | %-26s | %-32s | %-26s | %8s | %8s | %8s | %8s | %-9s | %s\n' "$size" "$def" "(not swept)" \
+        "$tuned" - "$ratio*" - - "$trials/$search" "T3 $conv (tun/def* from the tuner's own scores)"
     fi
   done <"$OUT/$tag-tuner.tsv"
   echo "# time: tuner ${t_tuner}s, sweep ${t_sweep}s, compare-plans ${t_cmp}s"
