@@ -38,6 +38,17 @@ class OnlineTunerConfirmTest
             .coldStart(1.0, 30);
     }
 
+    /** Runs the leader for {@code calls} more calls and asserts that every one ran {@code plan}. */
+    private static void assertRunsOnly(final Leader leader, final Plan plan, final int calls)
+    {
+        final int before = leader.plans.size();
+        leader.run(calls);
+        for (final Plan ran : leader.plans.subList(before, leader.plans.size()))
+        {
+            assertEquals(plan, ran);
+        }
+    }
+
     /** Runs the leader until its task is confirming, and answers the state then. */
     private static TaskState untilConfirming(final Leader leader)
     {
@@ -88,12 +99,7 @@ class OnlineTunerConfirmTest
         assertEquals(2L * CONFIG.confirmRounds() * CONFIG.callsPerCandidate(), state.confirmCalls());
         assertEquals(state.searchCalls() + state.confirmCalls(), leader.next);
 
-        final int before = leader.plans.size();
-        leader.run(200);
-        for (final Plan plan : leader.plans.subList(before, leader.plans.size()))
-        {
-            assertEquals(DEFAULT, plan);
-        }
+        assertRunsOnly(leader, DEFAULT, 200);
         assertEquals(0, leader.tuner.state(leader.key).retunes());
         final String line = leader.tuner.reports().get(0).line();
         assertTrue(line.contains(": fell back to the baseline"), line);
@@ -115,12 +121,7 @@ class OnlineTunerConfirmTest
         final String line = leader.tuner.reports().get(0).line();
         assertTrue(line.contains(": kept"), line);
 
-        final int before = leader.plans.size();
-        leader.run(100);
-        for (final Plan plan : leader.plans.subList(before, leader.plans.size()))
-        {
-            assertEquals(state.bestPlan(), plan);
-        }
+        assertRunsOnly(leader, state.bestPlan(), 100);
     }
 
     @Test
@@ -287,12 +288,7 @@ class OnlineTunerConfirmTest
                 new TuningRound.Hold(contenders.get((i + 2) % 3), length));
             assertEquals(expected, confirmation.get(i).holds(), "round " + confirmation.get(i).number());
         }
-        final int before = leader.plans.size();
-        leader.run(50);
-        for (final Plan plan : leader.plans.subList(before, leader.plans.size()))
-        {
-            assertEquals(state.bestPlan(), plan);
-        }
+        assertRunsOnly(leader, state.bestPlan(), 50);
     }
 
     @Test
