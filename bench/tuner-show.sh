@@ -110,8 +110,8 @@ while read -r size winner wbus dbus dplan; do
   # here (left out when the winner or the tuned plan already is that plan)
   dpins=$(plan_pins "$dplan")
   if [[ $tpins == "$wpins" ]]; then plans="default;$wpins"; hasc=0; else plans="default;$wpins;$tpins"; hasc=1; fi
-  hasd=0
-  if [[ $dpins == "$tpins" ]]; then hasd=c; elif [[ $dpins == "$wpins" ]]; then hasd=b; else plans="$plans;$dpins"; hasd=1; fi
+  # where the control's ratio comes from: the tuned plan (C), the winner (B), or a last plan of its own (D)
+  if [[ $dpins == "$tpins" ]]; then control=C; elif [[ $dpins == "$wpins" ]]; then control=B; else plans="$plans;$dpins"; control=D; fi
   CLOG=$OUT/$tag-compare-$size.log
   log "compare $size: ${J[*]} $TOOL -g 2 -b $size -e $size -n $CN -w $CW --rounds $CR --compare-plans \"$plans\" ${EXTRA[*]+${EXTRA[*]}}"
   "${J[@]}" "$TOOL" -g 2 -b "$size" -e "$size" -n "$CN" -w "$CW" --rounds "$CR" --compare-plans "$plans" \
@@ -119,11 +119,11 @@ while read -r size winner wbus dbus dplan; do
       echo "compare-plans failed at $size (see $CLOG)" >&2; continue; }
   # size A:bus B:bus C:bus B/A C/A planA planB planC D/A (k plans: 4 fields, k x (time, bus), k ratios, k plans;
   # C is B when the tuned plan is the winner; D/A is C/A or B/A when that plan is the default's)
-  awk -v hasc="$hasc" -v hasd="$hasd" '!/^#/&&NF>=12&&(NF-4)%4==0{
+  awk -v hasc="$hasc" -v control="$control" '!/^#/&&NF>=12&&(NF-4)%4==0{
        k = (NF - 4) / 4; c = hasc ? 2 : 1
        printf "%s %s %s %s %s %s %s %s %s %s\n", $1, $6, $8, $(6 + 2 * c), $(6 + 2 * k), $(5 + 2 * k + c),
          $(5 + 3 * k), $(6 + 3 * k), $(5 + 3 * k + c),
-         hasd == "1" ? $(4 + 3 * k) : hasd == "c" ? $(5 + 2 * k + c) : $(6 + 2 * k) }' "$CLOG" >>"$OUT/$tag-compare.tsv"
+         control == "D" ? $(4 + 3 * k) : control == "C" ? $(5 + 2 * k + c) : $(6 + 2 * k) }' "$CLOG" >>"$OUT/$tag-compare.tsv"
 done <"$OUT/$tag-sweep.tsv"
 t_cmp=$(($(now) - t0))
 
