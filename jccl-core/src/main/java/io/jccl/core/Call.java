@@ -35,9 +35,14 @@ final class Call implements Work
     /** The caller's stream: on CUDA, the call's kernel is ordered on it when it wraps a CUDA stream. */
     final io.jccl.Stream stream;
 
-    long seq;
+    /** The call's number among its rank's calls, given when it reaches the head of the queue; -1 until then. */
+    long seq = -1;
     long shape;
+    /** The next call in its rank's {@link CallQueue}. */
+    volatile Call next;
+    /** When the call times out, set at its first stall (0 until then), and how many polls found it stalled. */
     long deadlineNs;
+    int stalls;
     boolean bound;
     /** With online tuning: the call's task, its shape, its index among this rank's calls of it, and when bound. */
     io.jccl.autotune.TaskKey task;
@@ -46,10 +51,25 @@ final class Call implements Work
     io.jccl.Plan tunedPlan;
     long boundNs;
     Execution execution;
-    private volatile BoundShape boundShape;
+    /** Written by the claim holder before completion, read by the caller: the completing store of state publishes it. */
+    private BoundShape boundShape;
 
     private volatile int state = HELD;
-    private volatile JcclException error;
+    private static final java.lang.invoke.VarHandle STATE;
+
+    static
+    {
+        try
+        {
+            STATE = java.lang.invoke.MethodHandles.lookup().findVarHandle(Call.class, "state", int.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+    /** Written before the completing store of state, which publishes it. */
+    private JcclException error;
     private volatile CompletableFuture<Void> future;
 
     Call(final LocalCommunicator communicator, final Collective collective, final Buffer send, final Buffer recv,
@@ -73,11 +93,17 @@ final class Call implements Work
         return communicator;
     }
 
-    void submitted(final long seq)
+    /** @return a call that is never run: the first sentinel of a {@link CallQueue}. */
+    static Call sentinel()
     {
-        this.seq = seq;
+        return new Call(null, null, null, null, 0, null, null, -1, false, null);
+    }
+
+    void submitted()
+    {
         this.shape = shapeHash(collective, type, op, count, root);
-        state = SUBMITTED;
+        // the queue's append publishes the call: no fence needed here
+        STATE.setRelease(this, SUBMITTED);
     }
 
     /** @return a hash of what must agree across ranks for a call: collective, type, op, count, root. */
@@ -145,7 +171,7 @@ final class Call implements Work
     public void join()
     {
         checkSubmitted();
-        ProgressEngine.INSTANCE.drive(this, Long.MAX_VALUE + System.nanoTime());
+        ProgressEngine.INSTANCE.drive(this, false, 0);
         throwIfFailed();
     }
 
@@ -153,7 +179,7 @@ final class Call implements Work
     public boolean await(final long timeout, final TimeUnit unit)
     {
         checkSubmitted();
-        final boolean done = ProgressEngine.INSTANCE.drive(this, System.nanoTime() + unit.toNanos(timeout));
+        final boolean done = ProgressEngine.INSTANCE.drive(this, true, System.nanoTime() + unit.toNanos(timeout));
         throwIfFailed();
         return done;
     }

@@ -32,7 +32,6 @@ import org.slf4j.LoggerFactory;
 
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -43,10 +42,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class LocalCommunicator implements Communicator
 {
     private static final Logger LOG = LoggerFactory.getLogger("io.jccl");
+    /** See {@link #expired(Call)}: a power of two. */
+    private static final int STALLS_PER_CLOCK_READ = 32;
 
     private final CommGroup group;
     private final int rank;
-    private final ConcurrentLinkedQueue<Call> queue = new ConcurrentLinkedQueue<>();
+    private final CallQueue queue = new CallQueue();
     private final AtomicBoolean claim = new AtomicBoolean();
     /** This rank's share of the group's connector counters. */
     private final ConnectorCounters counters;
@@ -162,12 +163,9 @@ final class LocalCommunicator implements Communicator
 
     void submit(final Call call)
     {
-        synchronized (queue)
-        {
-            checkUsable();
-            call.submitted(nextSeq++);
-            queue.add(call);
-        }
+        checkUsable();
+        call.submitted();
+        queue.add(call);
     }
 
     boolean hasQueued()
@@ -192,7 +190,8 @@ final class LocalCommunicator implements Communicator
         }
         finally
         {
-            claim.set(false);
+            // a release store: the next claimer's CAS sees everything this thread wrote
+            claim.setRelease(false);
         }
     }
 
@@ -202,6 +201,11 @@ final class LocalCommunicator implements Communicator
         Call call;
         while ((call = queue.peek()) != null)
         {
+            if (call.seq < 0)
+            {
+                // numbered in queue order by the one thread that runs them
+                call.seq = nextSeq++;
+            }
             final JcclException broken = brokenBy();
             if (broken != null)
             {
@@ -218,7 +222,7 @@ final class LocalCommunicator implements Communicator
                     if (!bind(call))
                     {
                         // the online tuner has not published the round of this call yet
-                        if (System.nanoTime() - call.deadlineNs > 0)
+                        if (expired(call))
                         {
                             final JcclException timeout = new io.jccl.JcclTimeoutException(call.describe() +
                                 " on rank " + rank + " timed out after " + group.context.timeoutMs() + " ms waiting " +
@@ -240,7 +244,7 @@ final class LocalCommunicator implements Communicator
                     work++;
                     continue;
                 }
-                if (done == 0 && System.nanoTime() - call.deadlineNs > 0)
+                if (done == 0 && expired(call))
                 {
                     final JcclException timeout = call.execution.timeout(group.context.timeoutMs());
                     asyncError = timeout;
@@ -274,7 +278,7 @@ final class LocalCommunicator implements Communicator
 
     private void finish(final Call call, final JcclException error)
     {
-        queue.poll();
+        queue.remove();
         if (error != null && call.execution != null)
         {
             call.execution.abandon();
@@ -328,14 +332,31 @@ final class LocalCommunicator implements Communicator
         finish(call, null);
     }
 
-    /** @return false when the call must wait for the online tuner's next round (nothing was bound). */
-    private boolean bind(final Call call)
+    /**
+     * Called when a call could not move: its deadline starts at its first stall, and the clock (about 30 ns a read
+     * here) is read on one stall in {@value #STALLS_PER_CLOCK_READ}, so a call that never waits never reads it and a
+     * polling loop stays short; the deadline is late by at most that many polls.
+     *
+     * @return true once the call has waited longer than the context's timeout.
+     */
+    private boolean expired(final Call call)
     {
+        if ((call.stalls++ & (STALLS_PER_CLOCK_READ - 1)) != 0)
+        {
+            return false;
+        }
         final long now = System.nanoTime();
         if (call.deadlineNs == 0)
         {
             call.deadlineNs = now + TimeUnit.MILLISECONDS.toNanos(group.context.timeoutMs());
+            return false;
         }
+        return now - call.deadlineNs > 0;
+    }
+
+    /** @return false when the call must wait for the online tuner's next round (nothing was bound). */
+    private boolean bind(final Call call)
+    {
         Plan tuned = null;
         final PlanRequest request = group.online != null && call.count > 0 ? request(call) : null;
         if (request != null && onlineTuned(call, request))
@@ -354,7 +375,11 @@ final class LocalCommunicator implements Communicator
             tuned = runnable(tuned, call.collective);
         }
         call.bound = true;
-        call.boundNs = now;
+        if (call.task != null)
+        {
+            // the tuner's sample: from binding to completion on the leader
+            call.boundNs = System.nanoTime();
+        }
         if (call.count == 0)
         {
             return true;
@@ -588,7 +613,7 @@ final class LocalCommunicator implements Communicator
         }
         closed = true;
         Call last;
-        while ((last = lastQueued()) != null)
+        while ((last = queue.last()) != null)
         {
             try
             {
@@ -618,16 +643,6 @@ final class LocalCommunicator implements Communicator
             }
         }
         executions.clear();
-    }
-
-    private Call lastQueued()
-    {
-        Call last = null;
-        for (final Call c : queue)
-        {
-            last = c;
-        }
-        return last;
     }
 
     @Override

@@ -74,12 +74,18 @@ final class ProgressEngine
     }
 
     /**
-     * Drives progress until the call completes or {@code untilNs} (a {@code System.nanoTime()} value) passes.
+     * Drives progress until the call completes or, when {@code timed}, {@code untilNs} (a {@code System.nanoTime()}
+     * value) passes. An untimed wait never reads the clock (about 30 ns a read here).
      *
      * @return true if the call completed.
      */
-    boolean drive(final Call call, final long untilNs)
+    boolean drive(final Call call, final boolean timed, final long untilNs)
     {
+        if (progress() > 0 && call.isComplete())
+        {
+            // done in one pass (a one-rank call, or peers that were ready): no need to count as a waiter
+            return true;
+        }
         waiters.incrementAndGet();
         try
         {
@@ -92,7 +98,7 @@ final class ProgressEngine
                 }
                 else
                 {
-                    if (System.nanoTime() - untilNs > 0)
+                    if (timed && System.nanoTime() - untilNs > 0)
                     {
                         return call.isComplete();
                     }

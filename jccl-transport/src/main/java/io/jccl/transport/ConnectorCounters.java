@@ -47,7 +47,7 @@ public final class ConnectorCounters
     }
 
     /**
-     * Adds a call's totals.
+     * Adds a call's totals to a rank's part ({@link #newPart()}), from the thread holding the rank's claim.
      *
      * @param protocol    the protocol its slots used.
      * @param transport   the transport its connectors used.
@@ -59,14 +59,23 @@ public final class ConnectorCounters
     public void add(final Protocol protocol, final TransportKind transport, final long slotCount, final long staged,
         final long direct, final int channels)
     {
-        slots.addAndGet(protocol.ordinal(), slotCount);
-        protocolBytes.addAndGet(protocol.ordinal(), staged + direct);
-        stagedBytes.addAndGet(transport.ordinal(), staged);
-        directBytes.addAndGet(transport.ordinal(), direct);
-        long seen;
-        while ((seen = misc.get(CHANNELS)) < channels && !misc.compareAndSet(CHANNELS, seen, channels))
+        // one writer at a time (the rank's claim holder, whose claim orders it with the next): plain increments
+        // published by release stores, no locked instruction per call
+        addSingleWriter(slots, protocol.ordinal(), slotCount);
+        addSingleWriter(protocolBytes, protocol.ordinal(), staged + direct);
+        addSingleWriter(stagedBytes, transport.ordinal(), staged);
+        addSingleWriter(directBytes, transport.ordinal(), direct);
+        if (misc.get(CHANNELS) < channels)
         {
-            Thread.onSpinWait();
+            misc.lazySet(CHANNELS, channels);
+        }
+    }
+
+    private static void addSingleWriter(final AtomicLongArray counters, final int index, final long delta)
+    {
+        if (delta != 0)
+        {
+            counters.lazySet(index, counters.get(index) + delta);
         }
     }
 

@@ -1,0 +1,77 @@
+package io.jccl.core;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The calls of one rank from submission to completion, oldest first, linked through {@link Call#next}. Any thread
+ * appends with one atomic swap (no lock, no node to allocate); only the thread holding the rank's claim reads and
+ * removes the head. This is Vyukov's intrusive multi-producer single-consumer queue: the call removed last stands as
+ * the sentinel until the next removal, and an append is visible once its link is written, so a reader may briefly
+ * miss a call being appended (its submitter drives progress afterwards, and the agent polls).
+ */
+final class CallQueue
+{
+    private static final VarHandle TAIL;
+    private static final VarHandle NEXT;
+
+    static
+    {
+        try
+        {
+            TAIL = MethodHandles.lookup().findVarHandle(CallQueue.class, "tail", Call.class);
+            NEXT = MethodHandles.lookup().findVarHandle(Call.class, "next", Call.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    /** The sentinel: its {@code next} is the oldest queued call. Written by the claim holder only. */
+    private volatile Call head;
+    @SuppressWarnings("unused") // through TAIL
+    private volatile Call tail;
+
+    CallQueue()
+    {
+        final Call sentinel = Call.sentinel();
+        head = sentinel;
+        tail = sentinel;
+    }
+
+    /** Appends a call (any thread). */
+    void add(final Call call)
+    {
+        final Call previous = (Call)TAIL.getAndSet(this, call);
+        NEXT.setRelease(previous, call);
+    }
+
+    /** @return the oldest queued call, or null. */
+    Call peek()
+    {
+        return (Call)NEXT.getAcquire(head);
+    }
+
+    /** Removes the oldest call, which {@link #peek()} returned (claim holder only). */
+    void remove()
+    {
+        head = (Call)NEXT.getAcquire(head);
+    }
+
+    boolean isEmpty()
+    {
+        return peek() == null;
+    }
+
+    /** @return the newest queued call, or null if none. */
+    Call last()
+    {
+        Call last = null;
+        for (Call c = peek(); c != null; c = (Call)NEXT.getAcquire(c))
+        {
+            last = c;
+        }
+        return last;
+    }
+}
