@@ -32,6 +32,12 @@ final class RankExecution implements Execution
     private static final int BUFFERS = 3;
     /** Steps that store and forward the same data do it in blocks this large, the second pass from L1/L2. */
     private static final int BLOCK_BYTES = 16 * 1024;
+    /**
+     * Chunks smaller than this are staged even where the receiver could read them in place: copying a few KiB costs
+     * less than the sender waiting, before it completes, for the receiver to say it has read them (one more message
+     * latency on the call's critical path).
+     */
+    static final int DIRECT_MIN_BYTES = 4 * 1024;
 
     private final Program program;
     private final io.jccl.Protocol protocol;
@@ -259,7 +265,8 @@ final class RankExecution implements Execution
                     op == Opcode.RECV_COPY_SEND || op == Opcode.RECV_REDUCE_COPY_SEND);
                 final int bufferField = op == Opcode.SEND ? StepDescriptor.SRC_BUFFER : StepDescriptor.DST_BUFFER;
                 final int chunkField = op == Opcode.SEND ? StepDescriptor.SRC_CHUNK : StepDescriptor.DST_CHUNK;
-                directStep[w][s] = shape && !writtenElsewhere(w, s, bufferField, chunkField) &&
+                directStep[w][s] = shape && chunkLength[ws.worker.field(s, bufferField)][ws.worker.field(s,
+                    chunkField)] * elementSize >= DIRECT_MIN_BYTES && !writtenElsewhere(w, s, bufferField, chunkField) &&
                     readableInPlace(ws, ws.worker.field(s, bufferField), ws.worker.field(s, chunkField));
             }
         }

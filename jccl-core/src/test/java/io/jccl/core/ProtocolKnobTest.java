@@ -61,6 +61,63 @@ class ProtocolKnobTest
         }
     }
 
+    @Test
+    @Timeout(60)
+    void shouldStageChunksBelowTheDirectThresholdAndReadLargerOnesInPlace()
+    {
+        // P2P with SIMPLE reads a peer's buffer in place only when the chunk is worth the wait for the peer's
+        // release; an 8-byte AllReduce copies through the slot and completes without it
+        for (final Algorithm algorithm : Algorithm.values())
+        {
+            for (final long count : new long[] {2, RankExecution.DIRECT_MIN_BYTES / Float.BYTES - 1, 64 * 1024})
+            {
+                final int n = 2;
+                final Communicator[] comms = Jccl.initAll(new Context().algorithm(algorithm)
+                    .protocol(Protocol.SIMPLE).transport(TransportKind.P2P).channels(1), n);
+                final ConnectorCounters counters = ((LocalCommunicator)comms[0]).counters();
+                final HostBuffer[] send = new HostBuffer[n];
+                final HostBuffer[] recv = new HostBuffer[n];
+                final Work[] works = new Work[n];
+                Jccl.groupStart();
+                for (int r = 0; r < n; r++)
+                {
+                    send[r] = HostBuffer.allocate(count * Float.BYTES);
+                    recv[r] = HostBuffer.allocate(count * Float.BYTES);
+                    for (int i = 0; i < count; i++)
+                    {
+                        send[r].byteBuffer().putFloat(i * Float.BYTES, (r + 1) * 0.5f + i);
+                    }
+                    works[r] = comms[r].allReduce(send[r], recv[r], count, DataType.FLOAT32, ReduceOp.SUM,
+                        Stream.DEFAULT);
+                }
+                Jccl.groupEnd();
+                for (final Work w : works)
+                {
+                    w.join();
+                }
+                for (int r = 0; r < n; r++)
+                {
+                    for (int i = 0; i < count; i++)
+                    {
+                        assertEquals(0.5f + i + (1.0f + i), recv[r].byteBuffer().getFloat(i * Float.BYTES),
+                            algorithm + " count " + count + " rank " + r + " element " + i);
+                    }
+                    comms[r].close();
+                }
+                final String what = algorithm + " count " + count + ": " + counters;
+                if (count * Float.BYTES < RankExecution.DIRECT_MIN_BYTES)
+                {
+                    assertEquals(0, counters.bytesDirect(TransportKind.P2P), what);
+                    assertTrue(counters.bytesStaged(TransportKind.P2P) > 0, what);
+                }
+                else
+                {
+                    assertTrue(counters.bytesDirect(TransportKind.P2P) > 0, what);
+                }
+            }
+        }
+    }
+
     /** Runs one AllReduce of 100003 random elements on 5 ranks and returns every output; checks the counters. */
     private static byte[][] run(final Algorithm algorithm, final Protocol protocol, final TransportKind transport,
         final int channels, final int chunk, final DataType type, final boolean inPlace)

@@ -14,6 +14,7 @@ import static io.jccl.schedules.Opcode.RECV;
 import static io.jccl.schedules.Opcode.RECV_COPY_SEND;
 import static io.jccl.schedules.Opcode.RECV_REDUCE_COPY;
 import static io.jccl.schedules.Opcode.RECV_REDUCE_SEND;
+import static io.jccl.schedules.Opcode.REDUCE;
 import static io.jccl.schedules.Opcode.SEND;
 import static io.jccl.schedules.StepDescriptor.NO_DEPENDENCY;
 
@@ -129,14 +130,45 @@ public final class TreeGenerator
             final List<Worker> rankWorkers = new ArrayList<>();
             for (int c = 0; c < channels; c++)
             {
-                node(collective, topology.hosts() > 1 ? hostNeighbours(topology, treeRoot, r) :
-                    neighbours(n, treeRoot, r), c, rankWorkers);
+                if (collective == Collective.ALL_REDUCE && n == 2)
+                {
+                    exchange(r, c, rankWorkers);
+                }
+                else
+                {
+                    node(collective, topology.hosts() > 1 ? hostNeighbours(topology, treeRoot, r) :
+                        neighbours(n, treeRoot, r), c, rankWorkers);
+                }
             }
             workers.add(rankWorkers);
         }
         final ChunkLayout whole = new ChunkLayout(1, channels);
         return new Program("tree", collective, n, collective.isRooted() ? root : -1, whole, whole,
             collective == Collective.BROADCAST ? null : whole, workers);
+    }
+
+    /**
+     * AllReduce on two ranks: the reduce-up and the broadcast-down fold into one exchange, one message latency
+     * instead of two. Each rank sends its input to the other and both compute {@code op(x1, x0)}, the tree's own
+     * order, so results are bit for bit those of the two-phase tree: rank 0 adds what it receives to its input;
+     * rank 1 puts its input in the output first, receives into scratch and reduces into the output. Sending a piece
+     * before writing it keeps both correct in place.
+     */
+    private static void exchange(final int rank, final int c, final List<Worker> out)
+    {
+        final Worker.Builder w = new Worker.Builder(1 - rank, 1 - rank, c);
+        w.step(SEND, INPUT, c, null, 0);
+        if (rank == 0)
+        {
+            w.step(RECV_REDUCE_COPY, INPUT, c, OUTPUT, c);
+        }
+        else
+        {
+            w.step(COPY, INPUT, c, OUTPUT, c);
+            w.step(RECV, null, 0, SCRATCH, c);
+            w.step(REDUCE, SCRATCH, c, OUTPUT, c);
+        }
+        add(out, w);
     }
 
     private static void node(final Collective collective, final int[] nb, final int c, final List<Worker> out)

@@ -151,6 +151,35 @@ class GeneratorsTest
         }
     }
 
+    @Test
+    void shouldExchangeOnceWhenTreeAllReduceHasTwoRanks()
+    {
+        // two ranks: one message each way per piece instead of a reduce up and a broadcast down
+        for (final Topology topology : List.of(Topology.singleProcess(2), Topology.of(new int[] {0, 1},
+            new int[] {0, 1})))
+        {
+            for (final int c : CHANNELS)
+            {
+                final Program program = Generators.generate(Algorithm.TREE, Collective.ALL_REDUCE, topology, c, -1);
+                for (int r = 0; r < 2; r++)
+                {
+                    int sends = 0;
+                    int receives = 0;
+                    for (final Worker w : program.workers(r))
+                    {
+                        for (int s = 0; s < w.stepCount(); s++)
+                        {
+                            sends += w.opcode(s).sends() ? 1 : 0;
+                            receives += w.opcode(s).receives() ? 1 : 0;
+                        }
+                    }
+                    assertEquals(c, sends, topology + " rank " + r + " sends, channels " + c);
+                    assertEquals(c, receives, topology + " rank " + r + " receives, channels " + c);
+                }
+            }
+        }
+    }
+
     /** Every rank's name once, whatever the order of the sum. */
     private static String ranksIn(final String expression)
     {
