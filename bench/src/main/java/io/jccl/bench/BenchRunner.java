@@ -740,9 +740,10 @@ public final class BenchRunner
         /**
          * {@code --jit-warmup-ms}: before the first timed size of the pass, the first type, operator and root's
          * collective on the largest size for half the time, then for the other half on the table's sizes up to
-         * {@value #JIT_WARMUP_CYCLE_MAX_BYTES} bytes in turn (at least the smallest), a size per round, out of place
-         * and in place in turn, each as up to {@value #JIT_WARMUP_BURST} calls queued as the timed loop queues them;
-         * untimed, unchecked, unprinted. The JIT compiles what a call runs only after many
+         * {@value #JIT_WARMUP_CYCLE_MAX_BYTES} bytes in turn (at least the smallest): per round up to
+         * {@value #JIT_WARMUP_BURST} calls out of place on one size and at once as many in place on the next, queued
+         * through the timed loop's own method, then the row's exchanges and checked calls (docs/bench.md says which
+         * recompilation each prevents); untimed, unprinted. The JIT compiles what a call runs only after many
          * calls, so without this the first sizes of a table time the interpreter (10-50x slower). Sizes change
          * every round so that the compiled code has seen a call unlike the last one: after a warm-up on one size,
          * the table's first new size made the JVM throw away the compiled call path (a branch its profile had never
@@ -797,11 +798,14 @@ public final class BenchRunner
             final JitActivity jit = untilJitQuiet ? new JitActivity() : null;
             final CallSlices[] outOfPlace = new CallSlices[shapes.size()];
             final CallSlices[] inPlace = new CallSlices[shapes.size()];
+            final int calls = options.iters() * options.aggIters();
             for (int i = 0; i < shapes.size(); i++)
             {
-                outOfPlace[i] = new CallSlices(shapes.get(i), false, options.iters());
-                inPlace[i] = new CallSlices(shapes.get(i), true, options.iters());
+                outOfPlace[i] = new CallSlices(shapes.get(i), false, calls);
+                inPlace[i] = new CallSlices(shapes.get(i), true, calls);
             }
+            // checked calls only where they run on the table's communicators
+            final boolean check = untilJitQuiet && options.check() > 0 && ranksToWarm == myComms;
             final long startNs = System.nanoTime();
             boolean more = true;
             // as the timed loop: several calls queued before waiting, each on the next slice of the buffer (so a call
@@ -811,16 +815,24 @@ public final class BenchRunner
             int iter = 0;
             for (int round = 0; more; round = (round + 1) % shapes.size())
             {
-                for (int placement = 0; placement < 2; placement++)
+                // out of place on this round's size, then at once in place on the next size: the table's first
+                // calls (-w on the largest size, then the smallest) change size from one call to the next, and a
+                // warm-up that never did made the JVM recompile the call path in the first row
+                final CallSlices[] both = {outOfPlace[round], inPlace[(round + 1) % shapes.size()]};
+                for (final CallSlices slices : both)
                 {
-                    final CallSlices slices = placement == 0 ? outOfPlace[round] : inPlace[round];
-                    for (int k = 0; k < burst; k++)
-                    {
-                        startColl(ranksToWarm, slices, type, op, root, (iter + k) % options.iters());
-                    }
-                    completeColl();
+                    issueCalls(ranksToWarm, slices, type, op, root, iter, burst);
                 }
-                iter = (iter + burst) % options.iters();
+                completeColl();
+                // the row's own exchanges too: its time averaged as -a asks, its checked calls, their wrong elements
+                // summed (the checker's code compiling during the first rows took the CPU from their timed loops)
+                sync.allReduce(thread, 0, options.average());
+                for (int k = 0; check && k < both.length; k++)
+                {
+                    final long wrong = checkedCall(both[k], type, op, root, WARMUP_SEED, false);
+                    sync.allReduce(thread, wrong, ThreadSync.SUM);
+                }
+                iter = (iter + burst) % (options.iters() - burst + 1);
                 final long nowNs = System.nanoTime();
                 // any process whose JIT still compiles keeps every rank going; rank 0's clock still decides
                 final boolean jitBusy = jit != null &&
@@ -909,22 +921,7 @@ public final class BenchRunner
             sync.barrier();
 
             final long startNs = System.nanoTime();
-            for (int iter = 0; iter < options.iters(); iter++)
-            {
-                if (options.aggIters() > 1)
-                {
-                    factory.groupStart();
-                }
-                for (int agg = 0; agg < options.aggIters(); agg++)
-                {
-                    startColl(slices, type, op, root, iter * options.aggIters() + agg);
-                }
-                if (options.aggIters() > 1)
-                {
-                    factory.groupEnd();
-                    blockIfAsked();
-                }
-            }
+            issueCalls(myComms, slices, type, op, root, 0, options.iters());
             final double cpuSeconds = (System.nanoTime() - startNs) / 1e9 / calls;
             completeColl();
             final double localSeconds = (System.nanoTime() - startNs) / 1e9 / calls;
@@ -939,20 +936,7 @@ public final class BenchRunner
             rep++;
             for (int c = 0; c < options.check(); c++)
             {
-                final Checked checked = checker(shape, type, op, root, inPlace, rep);
-                checked.prepareAll();
-                startColl(slices, type, op, root, 0);
-                completeColl();
-                checked.download();
-                final long localWrong = checked.checker.verify(ranks, mySendAllocs, myRecvAllocs);
-                if (localWrong != 0)
-                {
-                    errors++;
-                    LOG.warn("{} {} {} {} bytes {}: {} wrong elements on thread {}; first: {}", tool.toolName(),
-                        type.ncclTestsName(), tool.hasOp() ? op.ncclTestsName() : BenchTool.NO_OP_NAME,
-                        shape.totalBytes(),
-                        inPlace ? "in-place" : "out-of-place", localWrong, thread, checked.checker.firstMismatch());
-                }
+                final long localWrong = checkedCall(slices, type, op, root, rep, true);
                 wrong = Math.round(sync.allReduce(thread, localWrong, ThreadSync.SUM));
                 if (wrong != 0)
                 {
@@ -966,6 +950,61 @@ public final class BenchRunner
             bwCount++;
             return new RowResult.Measurement(timeUs, algBw, busBw, options.check() > 0 ? wrong : RowResult.NOT_CHECKED,
                 lastPlan, lastTransport);
+        }
+
+        /**
+         * Issues {@code iters} iterations of the timed loop from iteration {@code first}: {@code -a} calls each,
+         * grouped when more than one, on the next slices of the buffers. The table and the JIT warm-up both run
+         * calls through here, so the code the table times is the code the warm-up had compiled.
+         */
+        private void issueCalls(final Communicator[] onRanks, final CallSlices slices, final DataType type,
+            final ReduceOp op, final int root, final int first, final int iters)
+        {
+            final int agg = options.aggIters();
+            for (int iter = first; iter < first + iters; iter++)
+            {
+                if (agg > 1)
+                {
+                    factory.groupStart();
+                }
+                for (int a = 0; a < agg; a++)
+                {
+                    startColl(onRanks, slices, type, op, root, iter * agg + a);
+                }
+                if (agg > 1)
+                {
+                    factory.groupEnd();
+                    blockIfAsked();
+                }
+            }
+        }
+
+        /**
+         * One checked call of iteration 0 on this thread's ranks: fills the buffers from the pattern of {@code seed},
+         * runs the call, verifies; with {@code report}, wrong elements are logged and counted in the errors (the JIT
+         * warm-up's checked calls only train the JIT: the table's own checks report).
+         *
+         * @return the wrong elements on this thread.
+         */
+        private long checkedCall(final CallSlices slices, final DataType type, final ReduceOp op, final int root,
+            final long seed, final boolean report)
+        {
+            final Shape shape = slices.shape;
+            final Checked checked = checker(shape, type, op, root, slices.inPlace, seed);
+            checked.prepareAll();
+            startColl(slices, type, op, root, 0);
+            completeColl();
+            checked.download();
+            final long localWrong = checked.checker.verify(ranks, mySendAllocs, myRecvAllocs);
+            if (localWrong != 0 && report)
+            {
+                errors++;
+                LOG.warn("{} {} {} {} bytes {}: {} wrong elements on thread {}; first: {}", tool.toolName(),
+                    type.ncclTestsName(), tool.hasOp() ? op.ncclTestsName() : BenchTool.NO_OP_NAME,
+                    shape.totalBytes(), slices.inPlace ? "in-place" : "out-of-place", localWrong, thread,
+                    checked.checker.firstMismatch());
+            }
+            return localWrong;
         }
 
         private Checked checker(final Shape shape, final DataType type, final ReduceOp op, final int root,

@@ -77,10 +77,11 @@ class JitWarmupTest
         final int firstSmall = made.indexOf(2L);
         assertTrue(firstSmall > 0 && made.subList(0, firstSmall).stream().allMatch(c -> c == largest),
             "largest first: " + made);
-        // out of place and in place per round, then the next size: 2, 32, 512, 8192, 131072 elements; the table's
-        // own calls follow (5 sizes x 2 placements x (1 before the timing + 1 timed))
-        final java.util.List<Long> cycle = java.util.List.of(2L, 2L, 32L, 32L, 512L, 512L, 8192L, 8192L, 131072L,
-            131072L);
+        // per round out of place on one size and at once in place on the next (the table's -w changes size from one
+        // call to the next): 2, 32, 512, 8192, 131072 elements; the table's own calls follow (5 sizes x 2 placements
+        // x (1 before the timing + 1 timed))
+        final java.util.List<Long> cycle = java.util.List.of(2L, 32L, 32L, 512L, 512L, 8192L, 8192L, 131072L,
+            131072L, 2L);
         final java.util.List<Long> secondHalf = made.subList(firstSmall, made.size() - 5 * 2 * 2);
         assertTrue(secondHalf.size() >= cycle.size(), "warm-up: " + made);
         for (int i = 0; i < secondHalf.size(); i++)

@@ -51,7 +51,10 @@ final class Call implements Work
     io.jccl.Plan tunedPlan;
     long boundNs;
     Execution execution;
-    /** Written by the claim holder before completion, read by the caller: the completing store of state publishes it. */
+    /**
+     * Written by the claim holder before completion and read by the caller: the completing store of state publishes
+     * it.
+     */
     private BoundShape boundShape;
 
     private volatile int state = HELD;

@@ -265,9 +265,10 @@ final class RankExecution implements Execution
                     op == Opcode.RECV_COPY_SEND || op == Opcode.RECV_REDUCE_COPY_SEND);
                 final int bufferField = op == Opcode.SEND ? StepDescriptor.SRC_BUFFER : StepDescriptor.DST_BUFFER;
                 final int chunkField = op == Opcode.SEND ? StepDescriptor.SRC_CHUNK : StepDescriptor.DST_CHUNK;
-                directStep[w][s] = shape && chunkLength[ws.worker.field(s, bufferField)][ws.worker.field(s,
-                    chunkField)] * elementSize >= DIRECT_MIN_BYTES && !writtenElsewhere(w, s, bufferField, chunkField) &&
-                    readableInPlace(ws, ws.worker.field(s, bufferField), ws.worker.field(s, chunkField));
+                final int buffer = ws.worker.field(s, bufferField);
+                final int chunk = ws.worker.field(s, chunkField);
+                directStep[w][s] = shape && chunkLength[buffer][chunk] * elementSize >= DIRECT_MIN_BYTES &&
+                    !writtenElsewhere(w, s, bufferField, chunkField) && readableInPlace(ws, buffer, chunk);
             }
         }
     }
