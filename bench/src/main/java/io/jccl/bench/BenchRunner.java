@@ -827,6 +827,7 @@ public final class BenchRunner
                 // the row's own exchanges too: its time averaged as -a asks, its checked calls, their wrong elements
                 // summed (the checker's code compiling during the first rows took the CPU from their timed loops)
                 sync.allReduce(thread, 0, options.average());
+                formatRow(both[0].shape, type, round);
                 for (int k = 0; check && k < both.length; k++)
                 {
                     final long wrong = checkedCall(both[k], type, op, root, WARMUP_SEED, false);
@@ -843,6 +844,20 @@ public final class BenchRunner
                 // a half, not 0: across processes the 1 or 0 comes through a FLOAT64 AllReduce
                 more = sync.allReduce(thread, goOn, ThreadSync.RANK0) > 0.5;
             }
+        }
+
+        /**
+         * Formats, unprinted, a row as the table does: its {@code String.format} (a regex parse of the format, and
+         * big-number paths for some values) compiled during the first rows and took a bound rank's CPU from them.
+         */
+        private void formatRow(final Shape shape, final DataType type, final int salt)
+        {
+            final double timeUs = 1.0 + salt;
+            final StringBuilder row = new StringBuilder(TableFormatter.rowParameters(shape.totalBytes(),
+                shape.counts().paramCount(), type.ncclTestsName(), "sum", -1));
+            row.append(TableFormatter.rowResult(timeUs, shape.totalBytes() / timeUs / 1e3, 0.5 / timeUs, 0,
+                options.check() > 0));
+            row.append(TableFormatter.rowPlan(lastPlan, lastPlan));
         }
 
         /**
