@@ -6,9 +6,7 @@ import io.jccl.DataType;
 import io.jccl.HostBuffer;
 import io.jccl.Protocol;
 import io.jccl.ReduceOp;
-import io.jccl.Stream;
 import io.jccl.TransportKind;
-import io.jccl.Work;
 import io.jccl.transport.ConnectorCounters;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -77,8 +75,6 @@ class ProtocolKnobTest
                 final ConnectorCounters counters = ((LocalCommunicator)comms[0]).counters();
                 final HostBuffer[] send = new HostBuffer[n];
                 final HostBuffer[] recv = new HostBuffer[n];
-                final Work[] works = new Work[n];
-                Jccl.groupStart();
                 for (int r = 0; r < n; r++)
                 {
                     send[r] = HostBuffer.allocate(count * Float.BYTES);
@@ -87,14 +83,8 @@ class ProtocolKnobTest
                     {
                         send[r].byteBuffer().putFloat(i * Float.BYTES, (r + 1) * 0.5f + i);
                     }
-                    works[r] = comms[r].allReduce(send[r], recv[r], count, DataType.FLOAT32, ReduceOp.SUM,
-                        Stream.DEFAULT);
                 }
-                Jccl.groupEnd();
-                for (final Work w : works)
-                {
-                    w.join();
-                }
+                GroupCalls.allReduce(comms, send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
                 for (int r = 0; r < n; r++)
                 {
                     for (int i = 0; i < count; i++)
@@ -145,17 +135,7 @@ class ProtocolKnobTest
                 }
             }
         }
-        final Work[] works = new Work[n];
-        Jccl.groupStart();
-        for (int r = 0; r < n; r++)
-        {
-            works[r] = comms[r].allReduce(send[r], recv[r], count, type, ReduceOp.SUM, Stream.DEFAULT);
-        }
-        Jccl.groupEnd();
-        for (final Work w : works)
-        {
-            w.join();
-        }
+        GroupCalls.allReduce(comms, send, recv, count, type, ReduceOp.SUM);
         for (final Protocol p : Protocol.values())
         {
             if (p == protocol)

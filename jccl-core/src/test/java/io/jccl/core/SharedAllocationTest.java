@@ -6,9 +6,7 @@ import io.jccl.DataType;
 import io.jccl.HostBuffer;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.ReduceOp;
-import io.jccl.Stream;
 import io.jccl.TransportKind;
-import io.jccl.Work;
 import io.jccl.transport.SharedBuffers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -77,18 +75,7 @@ class SharedAllocationTest
                         send[r].byteBuffer().putInt(i * 4, r * 1000 + i % 977);
                     }
                 }
-                Jccl.groupStart();
-                final Work[] works = new Work[size];
-                for (int r = 0; r < size; r++)
-                {
-                    works[r] = comms[r].allReduce(send[r], recv[r], count, DataType.INT32, ReduceOp.SUM,
-                        Stream.DEFAULT);
-                }
-                Jccl.groupEnd();
-                for (final Work w : works)
-                {
-                    w.join();
-                }
+                GroupCalls.allReduce(comms, send, recv, count, DataType.INT32, ReduceOp.SUM);
                 for (int r = 0; r < size; r++)
                 {
                     for (int i = 0; i < count; i++)
