@@ -84,6 +84,9 @@ public final class PlanConstraints
     private final int threads;
     private final int chunkBytes;
     private final List<String> warnings;
+    /** {@link #algoSpec()}, once worked out (a benign race: every thread computes the same string). */
+    private volatile String algoSpec;
+    private volatile boolean algoSpecKnown;
 
     private PlanConstraints(final Map<Collective, Set<Algorithm>> algorithms,
         final Map<Collective, Set<Protocol>> protocols, final TransportKind transport, final int minChannels,
@@ -410,7 +413,13 @@ public final class PlanConstraints
     /** @return the canonical {@code JCCL_ALGO} value (inclusion lists only), or null when unrestricted. */
     public String algoSpec()
     {
-        return spec(algorithms, Algorithm.class, Algorithm::lowerName);
+        // asked on every call the online tuner may decide: built once (the constraints never change)
+        if (!algoSpecKnown)
+        {
+            algoSpec = spec(algorithms, Algorithm.class, Algorithm::lowerName);
+            algoSpecKnown = true;
+        }
+        return algoSpec;
     }
 
     /** @return the canonical {@code JCCL_PROTO} value (inclusion lists only), or null when unrestricted. */

@@ -57,6 +57,11 @@ final class LocalCommunicator implements Communicator
     /** With online tuning: how many calls of each task this rank has bound (the index every rank agrees on). */
     private final Map<io.jccl.autotune.TaskKey, long[]> taskCalls = new HashMap<>();
     private BoundShape lastBound;
+    /** With online tuning: a call of the shape {@link #onlineTask} was worked out for (its request, its calls). */
+    private Call onlineExample;
+    private io.jccl.autotune.TaskKey onlineTask;
+    private PlanRequest onlineRequest;
+    private long[] onlineCalls;
     private long nextSeq;
     /** Splits this rank has asked for: the n-th split of every rank meets the n-th of the others. */
     private long splits;
@@ -358,11 +363,22 @@ final class LocalCommunicator implements Communicator
     private boolean bind(final Call call)
     {
         Plan tuned = null;
-        final PlanRequest request = group.online != null && call.count > 0 ? request(call) : null;
-        if (request != null && onlineTuned(call, request))
+        if (group.online != null && call.count > 0 && !sameShape(onlineExample, call))
         {
-            final io.jccl.autotune.TaskKey task = group.online.key(request, call.op, group.id);
-            final long[] calls = taskCalls.computeIfAbsent(task, k -> new long[1]);
+            // whether the online tuner decides a shape, and its task, are the same for every call of the shape: worked
+            // out once per change of shape, not per call (a string built from the pins, a schedule and table lookup,
+            // a task key and two map lookups took about a microsecond a call)
+            final PlanRequest request = request(call);
+            onlineRequest = request;
+            onlineTask = onlineTuned(call, request) ? group.online.key(request, call.op, group.id) : null;
+            onlineCalls = onlineTask == null ? null : taskCalls.computeIfAbsent(onlineTask, k -> new long[1]);
+            onlineExample = call;
+        }
+        if (group.online != null && call.count > 0 && onlineTask != null)
+        {
+            final io.jccl.autotune.TaskKey task = onlineTask;
+            final PlanRequest request = onlineRequest;
+            final long[] calls = onlineCalls;
             tuned = group.online.planFor(task, request, calls[0]);
             if (tuned == null)
             {
@@ -406,6 +422,13 @@ final class LocalCommunicator implements Communicator
         call.execution = bound.execution;
         call.boundTo(bound);
         return true;
+    }
+
+    /** @return true when both calls have the same shape and placement (either may be null). */
+    private static boolean sameShape(final Call a, final Call b)
+    {
+        return a != null && b != null && a.collective == b.collective && a.type == b.type && a.count == b.count &&
+            a.root == b.root && a.inPlace == b.inPlace && java.util.Objects.equals(a.op, b.op);
     }
 
     /** @return true when the online tuner decides the call: no pinned algorithm, no schedule, no table line. */
