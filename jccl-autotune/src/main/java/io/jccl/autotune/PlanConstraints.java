@@ -84,9 +84,8 @@ public final class PlanConstraints
     private final int threads;
     private final int chunkBytes;
     private final List<String> warnings;
-    /** {@link #algoSpec()}, once worked out (a benign race: every thread computes the same string). */
-    private volatile String algoSpec;
-    private volatile boolean algoSpecKnown;
+    /** {@link #algoSpec()}: asked on every call the online tuner may decide, so built with the constraints. */
+    private final String algoSpec;
 
     private PlanConstraints(final Map<Collective, Set<Algorithm>> algorithms,
         final Map<Collective, Set<Protocol>> protocols, final TransportKind transport, final int minChannels,
@@ -100,6 +99,7 @@ public final class PlanConstraints
         this.threads = threads;
         this.chunkBytes = chunkBytes;
         this.warnings = List.copyOf(warnings);
+        this.algoSpec = spec(this.algorithms, Algorithm.class, Algorithm::lowerName);
     }
 
     /** @return constraints that allow every plan: nothing pinned. */
@@ -413,12 +413,6 @@ public final class PlanConstraints
     /** @return the canonical {@code JCCL_ALGO} value (inclusion lists only), or null when unrestricted. */
     public String algoSpec()
     {
-        // asked on every call the online tuner may decide: built once (the constraints never change)
-        if (!algoSpecKnown)
-        {
-            algoSpec = spec(algorithms, Algorithm.class, Algorithm::lowerName);
-            algoSpecKnown = true;
-        }
         return algoSpec;
     }
 

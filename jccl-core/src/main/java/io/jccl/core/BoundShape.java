@@ -30,9 +30,12 @@ final class BoundShape
     final boolean premul;
     final long inputElements;
     final long outputElements;
+    /** The online tuner's part in the shape ({@link LocalCommunicator.OnlineTask#NONE} when it does not decide it). */
+    final LocalCommunicator.OnlineTask online;
 
     BoundShape(final Call call, final Plan plan, final Program program, final Execution execution,
-        final HostReducer reducer, final boolean premul, final long inputElements, final long outputElements)
+        final HostReducer reducer, final boolean premul, final long inputElements, final long outputElements,
+        final LocalCommunicator.OnlineTask online)
     {
         this.collective = call.collective;
         this.type = call.type;
@@ -48,6 +51,7 @@ final class BoundShape
         this.premul = premul;
         this.inputElements = inputElements;
         this.outputElements = outputElements;
+        this.online = online;
     }
 
     /** @return true when the call has exactly this shape (the shape hash alone could collide). */

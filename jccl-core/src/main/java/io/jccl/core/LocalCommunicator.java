@@ -57,11 +57,6 @@ final class LocalCommunicator implements Communicator
     /** With online tuning: how many calls of each task this rank has bound (the index every rank agrees on). */
     private final Map<io.jccl.autotune.TaskKey, long[]> taskCalls = new HashMap<>();
     private BoundShape lastBound;
-    /** With online tuning: a call of the shape {@link #onlineTask} was worked out for (its request, its calls). */
-    private Call onlineExample;
-    private io.jccl.autotune.TaskKey onlineTask;
-    private PlanRequest onlineRequest;
-    private long[] onlineCalls;
     private long nextSeq;
     /** Splits this rank has asked for: the n-th split of every rank meets the n-th of the others. */
     private long splits;
@@ -362,33 +357,29 @@ final class LocalCommunicator implements Communicator
     /** @return false when the call must wait for the online tuner's next round (nothing was bound). */
     private boolean bind(final Call call)
     {
+        final BoundShape known = boundOf(call);
         Plan tuned = null;
-        if (group.online != null && call.count > 0 && !sameShape(onlineExample, call))
+        OnlineTask online = OnlineTask.NONE;
+        if (group.online != null && call.count > 0)
         {
-            // whether the online tuner decides a shape, and its task, are the same for every call of the shape: worked
-            // out once per change of shape, not per call (a string built from the pins, a schedule and table lookup,
-            // a task key and two map lookups took about a microsecond a call)
-            final PlanRequest request = request(call);
-            onlineRequest = request;
-            onlineTask = onlineTuned(call, request) ? group.online.key(request, call.op, group.id) : null;
-            onlineCalls = onlineTask == null ? null : taskCalls.computeIfAbsent(onlineTask, k -> new long[1]);
-            onlineExample = call;
-        }
-        if (group.online != null && call.count > 0 && onlineTask != null)
-        {
-            final io.jccl.autotune.TaskKey task = onlineTask;
-            final PlanRequest request = onlineRequest;
-            final long[] calls = onlineCalls;
-            tuned = group.online.planFor(task, request, calls[0]);
-            if (tuned == null)
+            // whether the online tuner decides a shape, and its task, are the same for every call of the shape: kept
+            // with the shape's binding, not worked out per call (the pins' spec, a schedule and a table lookup, a task
+            // key and two map lookups took about a microsecond a call)
+            online = known != null ? known.online : onlineTask(call);
+            if (online.task() != null)
             {
-                return false;
+                final long[] calls = online.calls();
+                tuned = group.online.planFor(online.task(), online.request(), calls[0]);
+                if (tuned == null)
+                {
+                    return false;
+                }
+                call.task = online.task();
+                call.request = online.request();
+                call.taskIndex = calls[0]++;
+                call.tunedPlan = tuned;
+                tuned = runnable(tuned, call.collective);
             }
-            call.task = task;
-            call.request = request;
-            call.taskIndex = calls[0]++;
-            call.tunedPlan = tuned;
-            tuned = runnable(tuned, call.collective);
         }
         call.bound = true;
         if (call.task != null)
@@ -400,20 +391,13 @@ final class LocalCommunicator implements Communicator
         {
             return true;
         }
-        BoundShape bound = lastBound;
-        if (bound == null || !bound.matches(call) || (tuned != null && !tuned.equals(bound.plan)))
+        BoundShape bound = known;
+        if (bound == null || (tuned != null && !tuned.equals(bound.plan)))
         {
-            // in place or not is the rank's own choice, outside the shape the ranks agree on, but binds otherwise:
-            // both are kept, so a job alternating them does not bind again on every call
-            final long key = call.shape * 2 + (call.inPlace ? 1 : 0);
-            bound = boundShapes.get(key);
-            if (bound == null || !bound.matches(call) || (tuned != null && !tuned.equals(bound.plan)))
-            {
-                bound = bindShape(call, tuned);
-                boundShapes.put(key, bound);
-            }
-            lastBound = bound;
+            bound = bindShape(call, tuned, online);
+            boundShapes.put(shapeKey(call), bound);
         }
+        lastBound = bound;
         final long scratchElements = bound.execution.ownScratch() ? 0 :
             bound.program.scratchElements(bound.inputElements);
         final long scratch = scratchElements == 0 ? 0 : scratch(scratchElements * call.type.byteSize());
@@ -424,11 +408,46 @@ final class LocalCommunicator implements Communicator
         return true;
     }
 
-    /** @return true when both calls have the same shape and placement (either may be null). */
-    private static boolean sameShape(final Call a, final Call b)
+    /** @return this rank's binding of the call's shape and placement, or null when it has none yet. */
+    private BoundShape boundOf(final Call call)
     {
-        return a != null && b != null && a.collective == b.collective && a.type == b.type && a.count == b.count &&
-            a.root == b.root && a.inPlace == b.inPlace && java.util.Objects.equals(a.op, b.op);
+        final BoundShape last = lastBound;
+        if (last != null && last.matches(call))
+        {
+            return last;
+        }
+        final BoundShape kept = boundShapes.get(shapeKey(call));
+        return kept != null && kept.matches(call) ? kept : null;
+    }
+
+    /**
+     * @return the key of {@link #boundShapes}. In place or not is the rank's own choice, outside the shape the ranks
+     *         agree on, but binds otherwise: both are kept, so a job alternating them does not bind on every call.
+     */
+    private static long shapeKey(final Call call)
+    {
+        return call.shape * 2 + (call.inPlace ? 1 : 0);
+    }
+
+    /** @return whether the online tuner decides calls of this shape, and if so its task, request and call counter. */
+    private OnlineTask onlineTask(final Call call)
+    {
+        final PlanRequest request = request(call);
+        if (!onlineTuned(call, request))
+        {
+            return OnlineTask.NONE;
+        }
+        final io.jccl.autotune.TaskKey task = group.online.key(request, call.op, group.id);
+        return new OnlineTask(task, request, taskCalls.computeIfAbsent(task, k -> new long[1]));
+    }
+
+    /**
+     * The online tuner's part in a call shape: its task (null when the tuner does not decide the shape), the request
+     * it was keyed from, and how many calls of the task this rank has bound (the index every rank agrees on).
+     */
+    record OnlineTask(io.jccl.autotune.TaskKey task, PlanRequest request, long[] calls)
+    {
+        static final OnlineTask NONE = new OnlineTask(null, null, null);
     }
 
     /** @return true when the online tuner decides the call: no pinned algorithm, no schedule, no table line. */
@@ -440,7 +459,7 @@ final class LocalCommunicator implements Communicator
     }
 
     /** Decides everything about a call shape that does not depend on its buffers: once per shape. */
-    private BoundShape bindShape(final Call call, final Plan tuned)
+    private BoundShape bindShape(final Call call, final Plan tuned, final OnlineTask online)
     {
         final MscclSchedule schedule = tuned != null || group.tuner.constraints().algoSpec() != null ? null :
             group.schedules.select(call.collective, size(), call.inPlace, call.count, call.type.byteSize());
@@ -492,7 +511,7 @@ final class LocalCommunicator implements Communicator
                 LOG.info("jccl INFO {}\n{}", group.tuner.explain(request), group.tuner.model().describe(request));
             }
         }
-        return new BoundShape(call, plan, program, execution, reducer, premul, inputElements, outputElements);
+        return new BoundShape(call, plan, program, execution, reducer, premul, inputElements, outputElements, online);
     }
 
     /** The plan a schedule runs under: the file's protocol and channels. */
