@@ -47,10 +47,14 @@ import java.util.Map;
  * @param confirmMargin  the confirmation keeps the best only if the baseline's confirmed score exceeds the best's by
  *                       this factor, else it freezes the baseline ({@value #CONFIRM_MARGIN_DEFAULT},
  *                       {@value #CONFIRM_MARGIN_ENV}); finite and at least 1.
+ * @param driftMinMs     ...and for at least this many milliseconds of those calls' summed time
+ *                       ({@value #DRIFT_MIN_MS_DEFAULT}, {@value #DRIFT_MIN_MS_ENV}); at least 0. A window counted in
+ *                       calls alone is 50 us of 1 us calls: a JIT compilation or a neighbour's burst lasts longer,
+ *                       and small tasks re-tuned a dozen times in one bench run.
  */
 public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls, int restarts, Buckets buckets,
     double driftFactor, int driftWindow, int leadCalls, boolean retuneFromBest, Path saveFile, long seed,
-    int confirmRounds, double confirmMargin)
+    int confirmRounds, double confirmMargin, long driftMinMs)
 {
     /** The variable of {@link #holdCalls()}. */
     public static final String HOLD_ENV = "JCCL_TUNER_HOLD";
@@ -78,10 +82,12 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public static final String CONFIRM_ROUNDS_ENV = "JCCL_TUNER_CONFIRM_ROUNDS";
     /** The variable of {@link #confirmMargin()}. */
     public static final String CONFIRM_MARGIN_ENV = "JCCL_TUNER_CONFIRM_MARGIN";
+    /** The variable of {@link #driftMinMs()}. */
+    public static final String DRIFT_MIN_MS_ENV = "JCCL_TUNER_DRIFT_MIN_MS";
     /** Every variable {@link #fromSettings(java.util.Map)} reads, for callers that gather them. */
     public static final java.util.List<String> VARIABLES = java.util.List.of(HOLD_ENV, WARMUP_ENV, BUDGET_ENV,
         RESTARTS_ENV, BUCKETS_ENV, DRIFT_FACTOR_ENV, DRIFT_WINDOW_ENV, LEAD_ENV, RETUNE_FROM_ENV, SAVE_FILE_ENV,
-        SEED_ENV, CONFIRM_ROUNDS_ENV, CONFIRM_MARGIN_ENV);
+        SEED_ENV, CONFIRM_ROUNDS_ENV, CONFIRM_MARGIN_ENV, DRIFT_MIN_MS_ENV);
 
     /** Default {@link #holdCalls()}. */
     public static final int HOLD_DEFAULT = 5;
@@ -103,12 +109,14 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public static final int CONFIRM_ROUNDS_DEFAULT = 3;
     /** Default {@link #confirmMargin()}. */
     public static final double CONFIRM_MARGIN_DEFAULT = 1.02;
+    /** Default {@link #driftMinMs()}. */
+    public static final long DRIFT_MIN_MS_DEFAULT = 1000;
     /** The most plans a confirmation holds: the search's best, a challenger and the baseline. */
     static final long CONFIRM_CONTENDERS = 3;
 
     private static final OnlineTunerConfig DEFAULTS = new OnlineTunerConfig(HOLD_DEFAULT, WARMUP_DEFAULT,
         BUDGET_DEFAULT, RESTARTS_DEFAULT, Buckets.POW2, DRIFT_FACTOR_DEFAULT, DRIFT_WINDOW_DEFAULT, LEAD_DEFAULT, true,
-        null, SEED_DEFAULT, CONFIRM_ROUNDS_DEFAULT, CONFIRM_MARGIN_DEFAULT);
+        null, SEED_DEFAULT, CONFIRM_ROUNDS_DEFAULT, CONFIRM_MARGIN_DEFAULT, DRIFT_MIN_MS_DEFAULT);
 
     /** How call sizes ({@link PlanRequest#bytes()}) group into tasks. */
     public enum Buckets
@@ -148,6 +156,8 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
      * @param seed           the seed of the random choices.
      * @param confirmRounds  interleaved confirmation rounds before a search freezes, at least 0 (0: off).
      * @param confirmMargin  the factor the best must beat the baseline by in the confirmation, finite and at least 1.
+     * @param driftMinMs     the least summed time, in ms, of the calls over the drift threshold that start a
+     *                       re-tune, at least 0.
      * @throws JcclInvalidArgumentException on an out-of-range field, naming its variable.
      */
     public OnlineTunerConfig
@@ -192,6 +202,10 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
             errors.add(CONFIRM_MARGIN_ENV + "=" + confirmMargin + " is invalid; valid values: a finite number of " +
                 "at least 1");
         }
+        if (driftMinMs < 0)
+        {
+            errors.add(DRIFT_MIN_MS_ENV + "=" + driftMinMs + " is invalid; valid values: 0.." + Long.MAX_VALUE);
+        }
         if (holdCalls >= 1 && warmupCalls >= 0 && (long)budgetCalls < (long)holdCalls + warmupCalls)
         {
             errors.add(BUDGET_ENV + "=" + budgetCalls + " is invalid; valid values: at least " +
@@ -229,8 +243,36 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     }
 
     /**
+     * The settings with the default drift time ({@value #DRIFT_MIN_MS_DEFAULT} ms): the fields that existed before
+     * it.
+     *
+     * @param holdCalls      calls each candidate is timed for, at least 1.
+     * @param warmupCalls    discarded calls per candidate, at least 0.
+     * @param budgetCalls    calls one search may spend, at least {@code warmupCalls + holdCalls}.
+     * @param restarts       random restarts, at least 0.
+     * @param buckets        how sizes group into tasks, not null.
+     * @param driftFactor    the drift threshold, finite and above 1.
+     * @param driftWindow    consecutive calls over the threshold that start a re-tune, at least 0 (0: off).
+     * @param leadCalls      calls a converged plan is given past the leader's last record, at least 1.
+     * @param retuneFromBest true to start a re-tune from the converged plan, false from the default plan.
+     * @param saveFile       the file for converged plans, or null.
+     * @param seed           the seed of the random choices.
+     * @param confirmRounds  interleaved confirmation rounds before a search freezes, at least 0 (0: off).
+     * @param confirmMargin  the factor the best must beat the baseline by in the confirmation, finite and at least 1.
+     * @throws JcclInvalidArgumentException on an out-of-range field, naming its variable.
+     */
+    public OnlineTunerConfig(final int holdCalls, final int warmupCalls, final int budgetCalls, final int restarts,
+        final Buckets buckets, final double driftFactor, final int driftWindow, final int leadCalls,
+        final boolean retuneFromBest, final Path saveFile, final long seed, final int confirmRounds,
+        final double confirmMargin)
+    {
+        this(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow, leadCalls,
+            retuneFromBest, saveFile, seed, confirmRounds, confirmMargin, DRIFT_MIN_MS_DEFAULT);
+    }
+
+    /**
      * @return the defaults: hold 5 after 1 warm-up call, budget 200, 2 restarts, pow2 buckets, drift 1.5x over 50,
-     *         3 confirmation rounds with a 1.02x margin.
+     *         lasting 1 s, 3 confirmation rounds with a 1.02x margin.
      */
     public static OnlineTunerConfig defaults()
     {
@@ -257,6 +299,7 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
         final int restarts = (int)integer(settings, RESTARTS_ENV, RESTARTS_DEFAULT, 0, Integer.MAX_VALUE, errors);
         final int window = (int)integer(settings, DRIFT_WINDOW_ENV, DRIFT_WINDOW_DEFAULT, 0, Integer.MAX_VALUE,
             errors);
+        final long driftMinMs = integer(settings, DRIFT_MIN_MS_ENV, DRIFT_MIN_MS_DEFAULT, 0, Long.MAX_VALUE, errors);
         final int lead = (int)integer(settings, LEAD_ENV, LEAD_DEFAULT, 1, Integer.MAX_VALUE, errors);
         final long seed = integer(settings, SEED_ENV, SEED_DEFAULT, Long.MIN_VALUE, Long.MAX_VALUE, errors);
         final int confirmRounds = (int)integer(settings, CONFIRM_ROUNDS_ENV, CONFIRM_ROUNDS_DEFAULT, 0,
@@ -359,7 +402,7 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
             throw new JcclInvalidArgumentException(String.join("; ", errors));
         }
         return new OnlineTunerConfig(hold, warmup, budget, restarts, buckets, factor, window, lead, fromBest, saveFile,
-            seed, confirmRounds, margin);
+            seed, confirmRounds, margin, driftMinMs);
     }
 
     /** @return the calls one candidate occupies: {@code warmupCalls + holdCalls}, one round of the search. */
@@ -383,7 +426,7 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public OnlineTunerConfig withHold(final int holdCalls, final int warmupCalls)
     {
         return new OnlineTunerConfig(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow,
-            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin);
+            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin, driftMinMs);
     }
 
     /**
@@ -394,7 +437,7 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public OnlineTunerConfig withBudgetCalls(final int budgetCalls)
     {
         return new OnlineTunerConfig(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow,
-            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin);
+            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin, driftMinMs);
     }
 
     /**
@@ -405,7 +448,7 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public OnlineTunerConfig withRestarts(final int restarts)
     {
         return new OnlineTunerConfig(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow,
-            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin);
+            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin, driftMinMs);
     }
 
     /**
@@ -416,7 +459,7 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public OnlineTunerConfig withBuckets(final Buckets buckets)
     {
         return new OnlineTunerConfig(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow,
-            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin);
+            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin, driftMinMs);
     }
 
     /**
@@ -428,7 +471,7 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public OnlineTunerConfig withDrift(final double driftFactor, final int driftWindow)
     {
         return new OnlineTunerConfig(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow,
-            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin);
+            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin, driftMinMs);
     }
 
     /**
@@ -439,7 +482,7 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public OnlineTunerConfig withLeadCalls(final int leadCalls)
     {
         return new OnlineTunerConfig(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow,
-            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin);
+            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin, driftMinMs);
     }
 
     /**
@@ -449,7 +492,7 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public OnlineTunerConfig withRetuneFromBest(final boolean retuneFromBest)
     {
         return new OnlineTunerConfig(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow,
-            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin);
+            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin, driftMinMs);
     }
 
     /**
@@ -459,7 +502,7 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public OnlineTunerConfig withSaveFile(final Path saveFile)
     {
         return new OnlineTunerConfig(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow,
-            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin);
+            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin, driftMinMs);
     }
 
     /**
@@ -469,7 +512,7 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public OnlineTunerConfig withSeed(final long seed)
     {
         return new OnlineTunerConfig(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow,
-            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin);
+            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin, driftMinMs);
     }
 
     /**
@@ -481,7 +524,18 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     public OnlineTunerConfig withConfirm(final int confirmRounds, final double confirmMargin)
     {
         return new OnlineTunerConfig(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow,
-            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin);
+            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin, driftMinMs);
+    }
+
+    /**
+     * @param driftMinMs the least summed time, in ms, of the calls over the drift threshold that start a re-tune.
+     * @return a copy with this drift time.
+     * @throws JcclInvalidArgumentException if negative.
+     */
+    public OnlineTunerConfig withDriftMinMs(final long driftMinMs)
+    {
+        return new OnlineTunerConfig(holdCalls, warmupCalls, budgetCalls, restarts, buckets, driftFactor, driftWindow,
+            leadCalls, retuneFromBest, saveFile, seed, confirmRounds, confirmMargin, driftMinMs);
     }
 
     /** @return true when a search confirms its best against its baseline ({@link #confirmRounds()} above 0). */

@@ -88,6 +88,8 @@ final class TaskTuning
     private double referenceNs = Double.NaN;
     private double averageNs;
     private int driftRun;
+    /** The summed (clamped) time of the calls of {@link #driftRun}, in ns. */
+    private double driftRunNs;
 
     private TaskTuning(final TaskKey key, final PlanRequest request, final OnlineTunerConfig config,
         final Tuner defaultTuner, final PlanConstraints constraints)
@@ -569,6 +571,7 @@ final class TaskTuning
         this.referenceNs = scored ? referenceNs : Double.NaN;
         averageNs = this.referenceNs;
         driftRun = 0;
+        driftRunNs = 0;
         convergences++;
     }
 
@@ -592,14 +595,21 @@ final class TaskTuning
         }
         final double thresholdNs = config.driftFactor() * referenceNs;
         final double alpha = 2.0 / (config.driftWindow() + 1.0);
-        averageNs += alpha * (Math.min(nanos, DRIFT_CLAMP * thresholdNs) - averageNs);
+        final double clampedNs = Math.min(nanos, DRIFT_CLAMP * thresholdNs);
+        averageNs += alpha * (clampedNs - averageNs);
         if (averageNs <= thresholdNs)
         {
             driftRun = 0;
+            driftRunNs = 0;
         }
-        else if (++driftRun >= config.driftWindow())
+        else
         {
-            retune(config.retuneFromBest() ? bestPlan : defaultPlan());
+            driftRun++;
+            driftRunNs += clampedNs;
+            if (driftRun >= config.driftWindow() && driftRunNs >= config.driftMinMs() * 1e6)
+            {
+                retune(config.retuneFromBest() ? bestPlan : defaultPlan());
+            }
         }
     }
 

@@ -39,6 +39,7 @@ class OnlineTunerConfigTest
         assertEquals(1.02, config.confirmMargin());
         assertTrue(config.confirmEnabled());
         assertEquals(54, config.confirmCalls(), "best, challenger and baseline, 3 rounds of 6 calls");
+        assertEquals(1000, config.driftMinMs());
         assertEquals(config, OnlineTunerConfig.fromSettings(Map.of()));
         assertEquals(config, OnlineTunerConfig.fromSettings(Map.of(OnlineTunerConfig.HOLD_ENV, "  ")));
     }
@@ -59,10 +60,11 @@ class OnlineTunerConfigTest
             Map.entry("JCCL_TUNER_SAVE_FILE", "/tmp/jccl-tuner.tsv"),
             Map.entry("JCCL_TUNER_SEED", "-9"),
             Map.entry("JCCL_TUNER_CONFIRM_ROUNDS", "0"),
-            Map.entry("JCCL_TUNER_CONFIRM_MARGIN", "1.1")));
+            Map.entry("JCCL_TUNER_CONFIRM_MARGIN", "1.1"),
+            Map.entry("JCCL_TUNER_DRIFT_MIN_MS", "250")));
 
         assertEquals(new OnlineTunerConfig(3, 0, 90, 4, OnlineTunerConfig.Buckets.EXACT, 2.5, 0, 8, false,
-            Path.of("/tmp/jccl-tuner.tsv"), -9, 0, 1.1), config);
+            Path.of("/tmp/jccl-tuner.tsv"), -9, 0, 1.1, 250), config);
         assertFalse(config.driftEnabled());
         assertFalse(config.confirmEnabled());
         assertEquals(0, config.confirmCalls());
@@ -88,6 +90,8 @@ class OnlineTunerConfigTest
         "JCCL_TUNER_CONFIRM_MARGIN, 0.9",
         "JCCL_TUNER_CONFIRM_MARGIN, Infinity",
         "JCCL_TUNER_CONFIRM_MARGIN, wide",
+        "JCCL_TUNER_DRIFT_MIN_MS, -1",
+        "JCCL_TUNER_DRIFT_MIN_MS, 1s",
     })
     void shouldNameTheVariableOfAnInvalidValue(final String variable, final String value)
     {

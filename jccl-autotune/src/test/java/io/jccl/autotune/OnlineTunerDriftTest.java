@@ -25,6 +25,14 @@ class OnlineTunerDriftTest
     /** After the jump: the converged plan costs over 3x as much, and the bowl's bottom moved. */
     private static final Landscape AFTER = bowl(0.3, 2, 64 << 10, plan -> 1200);
 
+    /**
+     * Calls after the jump that cover the default drift time: the converged plan's slow calls count at least 2000 ns
+     * each (clamped at {@link TaskTuning#DRIFT_CLAMP} x its 1.5 x threshold over a reference of about 1000 ns, less
+     * with noise), and the re-tune then needs its own calls.
+     */
+    private static final int CALLS_FOR_DRIFT_MIN_MS =
+        (int)(OnlineTunerConfig.DRIFT_MIN_MS_DEFAULT * 1_000_000 / 2000) + 3000;
+
     private static Leader converged(final OnlineTunerConfig config, final double noise)
     {
         final Leader leader = new Leader(new OnlineTuner(config, request -> DEFAULT, RING_SIMPLE_P2P), REQUEST,
@@ -45,7 +53,7 @@ class OnlineTunerDriftTest
 
         final long jump = leader.next;
         leader.landscape = AFTER;
-        leader.run(3000);
+        leader.run(CALLS_FOR_DRIFT_MIN_MS);
 
         final TaskState state = leader.tuner.state(leader.key);
         assertEquals(1, state.retunes());
@@ -103,11 +111,37 @@ class OnlineTunerDriftTest
     }
 
     @Test
+    void shouldRetuneOnlyOnceTheSlowCallsLastedTheDriftTime()
+    {
+        // the converged plan's calls now count 3000 ns each (clamped at 2 x its 1.5 x 1000 ns threshold)
+        final Leader leader = converged(OnlineTunerConfig.defaults().withDriftMinMs(10), 0.0);
+        leader.landscape = AFTER;
+        leader.run(3000);
+        assertEquals(0, leader.tuner.state(leader.key).retunes(), "3000 slow calls are 9 ms, under 10");
+
+        leader.run(1000);
+        assertEquals(1, leader.tuner.state(leader.key).retunes(), "4000 slow calls are 12 ms");
+    }
+
+    @Test
+    void shouldNotRetuneOnASlowdownShorterThanTheDriftTime()
+    {
+        // 20,000 calls at 3x: 60 ms of slow calls, far over the call window, under the default second
+        final Leader leader = converged(OnlineTunerConfig.defaults(), 0.0);
+        final long start = leader.next;
+        leader.landscape = plan -> BEFORE.nanos(plan) * (leader.next - start < 20_000 ? 3 : 1);
+        leader.run(40_000);
+
+        assertEquals(0, leader.tuner.state(leader.key).retunes());
+        assertEquals(FIRST_OPTIMUM, leader.tuner.state(leader.key).bestPlan());
+    }
+
+    @Test
     void shouldRetuneFromTheDefaultPlanWhenConfigured()
     {
         final Leader leader = converged(OnlineTunerConfig.defaults().withRetuneFromBest(false), 0.0);
         leader.landscape = AFTER;
-        leader.run(3000);
+        leader.run(CALLS_FOR_DRIFT_MIN_MS);
 
         final TaskState state = leader.tuner.state(leader.key);
         assertEquals(1, state.retunes());
