@@ -49,8 +49,8 @@ import java.util.function.Consumer;
  * With the online tuner ({@code --tuner auto}), each size first runs untimed, out of place, until the tuner's task
  * for it has converged or {@code --tune-iters} calls were made, so that the row times the converged plan (its plan
  * column shows it); after the table, a {@link TuningSummary} compares each size's default and tuned plans. The JIT
- * warm-up then runs on ranks of its own with the tuner off ({@link CommunicatorFactory#createForWarmUp}), so that no
- * task's trials are timed on a cold JIT. With {@code --load}, a {@link ComputeLoad} runs beside the collectives from
+ * warm-up then runs on ranks of its own, with a tuner of their own ({@link CommunicatorFactory#createForWarmUp}), so
+ * that no task's trials are timed on a cold JIT while the searches' code gets compiled. With {@code --load}, a {@link ComputeLoad} runs beside the collectives from
  * before the first size to the end.
  * <p>
  * In a multi-process run ({@link BenchOptions#processes}) this process runs one of the ranks: its buffers are that
@@ -78,6 +78,8 @@ public final class BenchRunner
      * the compilation.
      */
     private static final int JIT_WARMUP_ROWS_FORMATTED = 16;
+    /** The most calls {@code --tuner auto} queues before it asks whether the size's task converged. */
+    private static final int TUNE_BURST_MAX = 64;
     /** {@code --jit-warmup-ms} goes on past its budget until no JIT compiled for this long, in ms. */
     private static final long JIT_QUIET_MS = 300;
     /** ... but for at most this long past the budget, in ms. */
@@ -106,6 +108,8 @@ public final class BenchRunner
     private final boolean onlineTuning;
     /** Written by thread 0 only: a tuning entry per row of the first cycle, for the summary. */
     private final List<TuningSummary.Entry> tuning = new ArrayList<>();
+    /** Written by thread 0 only: the time tuned sizes ran on after converging, until the JIT was quiet. */
+    private long settleNs;
     private long maxBytes;
     private Communicator[] comms;
     /** The ranks of the JIT warm-up when the online tuner decides the run's plans, until thread 0 closes them. */
@@ -470,6 +474,12 @@ public final class BenchRunner
             for (final String line : new TuningSummary(tool, nRanks, tuning).lines())
             {
                 out.println(line);
+            }
+            if (settleNs > 0)
+            {
+                out.println("# Then untimed calls of each tuned size up to " + JIT_WARMUP_CYCLE_MAX_BYTES +
+                    " B until the JIT was quiet (--jit-warmup-ms): " + Math.round(settleNs / 1e6) + " ms");
+                out.println("#");
             }
         }
         out.println();
@@ -875,26 +885,36 @@ public final class BenchRunner
         }
 
         /**
-         * {@code --tuner auto}: runs the size's collective out of place, untimed and unchecked, until the online
-         * tuner's task covering it has converged or {@code --tune-iters} calls were made. It stops after the first
-         * call when no task covers the size (the tuner does not decide it). Thread 0 decides when to stop, for every
-         * thread, so that every rank makes the same calls (the tuner's rounds go in lock-step).
+         * {@code --tuner auto}: runs the size's collective out of place, untimed and unchecked, in bursts of
+         * {@code -n} calls queued before waiting (at most {@value #TUNE_BURST_MAX}), until the online tuner's task
+         * covering it has converged or {@code --tune-iters} calls were made. It stops after the first burst when no
+         * task covers the size (the tuner does not decide it). Thread 0 decides when to stop, for every thread, so
+         * that every rank makes the same calls (the tuner's rounds go in lock-step). Then, with
+         * {@code --jit-warmup-ms}, sizes up to {@value #JIT_WARMUP_CYCLE_MAX_BYTES} bytes run on untimed until the
+         * JIT is quiet, as the warm-up does.
          *
          * @return the calls made and their wall time in nanoseconds.
          */
         private long[] tune(final Shape shape, final DataType type, final ReduceOp op, final int root)
         {
             final long limit = options.tuneIters();
-            final CallSlices slices = new CallSlices(shape, false, 1);
+            // queued as the timed loop queues them: scored one at a time between the bench's own exchanges, 1 us
+            // calls read 3-6 us, so the search compared plans in a regime the table never runs
+            final int burst = Math.max(1, Math.min(options.iters(), TUNE_BURST_MAX));
+            final CallSlices slices = new CallSlices(shape, false, burst);
             sync.barrier();
             final long startNs = System.nanoTime();
             long calls = 0;
             boolean more = limit > 0 && shape.counts().paramCount() > 0;
             while (more)
             {
-                startColl(slices, type, op, root, 0);
+                final int queued = (int)Math.min(burst, limit - calls);
+                for (int iter = 0; iter < queued; iter++)
+                {
+                    startColl(slices, type, op, root, iter);
+                }
                 completeColl();
-                calls++;
+                calls += queued;
                 double goOn = 0;
                 if (thread == 0)
                 {
@@ -904,7 +924,20 @@ public final class BenchRunner
                 // a half, not 0: the 1 or 0 comes through the bench's double-valued AllReduce
                 more = sync.allReduce(thread, goOn, ThreadSync.RANK0) > 0.5;
             }
-            return new long[] {calls, System.nanoTime() - startNs};
+            final long tuneNs = System.nanoTime() - startNs;
+            if (options.jitWarmupMs() > 0 && calls > 1 && shape.totalBytes() <= JIT_WARMUP_CYCLE_MAX_BYTES)
+            {
+                // the converged plan's calls, and the tuner's part in them, are compiled only now: the JIT queued
+                // them during the search, and on two cores its compiler finished them 300-600 ms after the search,
+                // while a -n 20000 row of 1 us calls timed 5-8 us per call (the same plan read 1 us untuned)
+                final long settleStartNs = System.nanoTime();
+                warmUpFor(myComms, List.of(shape), type, op, root, 0, true);
+                if (thread == 0)
+                {
+                    settleNs += System.nanoTime() - settleStartNs;
+                }
+            }
+            return new long[] {calls, tuneNs};
         }
 
         /** @return the online tuner's task covering this size's calls, or null when none does. */

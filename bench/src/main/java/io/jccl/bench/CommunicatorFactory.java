@@ -27,8 +27,9 @@ public interface CommunicatorFactory
 
     /**
      * Ranks for the JIT warm-up ({@code --jit-warmup-ms}) of a run whose plans the online tuner decides: as
-     * {@link #create} would make them, but with the online tuner off, so that the warm-up's calls, made on a cold
-     * JIT, are not trials of the run's tasks. The runner closes them once warmed up.
+     * {@link #create} would make them, but with an online tuner of their own, so that the warm-up's calls, made on a
+     * cold JIT, are not trials of the run's tasks, while its searches get their code compiled. The runner closes
+     * them once warmed up.
      *
      * @param options     the parsed flags.
      * @param combination the pins of this pass.

@@ -7,10 +7,7 @@ import io.jccl.core.Context;
 import io.jccl.core.Jccl;
 
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 
 /**
  * Ranks from jccl: {@link Jccl#initAll(Context, int)} with a {@link Context} built from the flags and a sweep
@@ -21,13 +18,6 @@ import java.util.Map;
  */
 public final class JcclCommunicatorFactory implements CommunicatorFactory
 {
-    /** The online tuner's variables, as jccl-core's {@code OnlineTuning} reads them. */
-    private static final List<String> TUNER_VARIABLES = List.of(OnlineTunerConfig.HOLD_ENV,
-        OnlineTunerConfig.WARMUP_ENV, OnlineTunerConfig.BUDGET_ENV, OnlineTunerConfig.RESTARTS_ENV,
-        OnlineTunerConfig.BUCKETS_ENV, OnlineTunerConfig.DRIFT_FACTOR_ENV, OnlineTunerConfig.DRIFT_WINDOW_ENV,
-        OnlineTunerConfig.LEAD_ENV, OnlineTunerConfig.RETUNE_FROM_ENV, OnlineTunerConfig.SAVE_FILE_ENV,
-        OnlineTunerConfig.SEED_ENV);
-
     private String description = "jccl";
 
     /**
@@ -111,8 +101,10 @@ public final class JcclCommunicatorFactory implements CommunicatorFactory
     }
 
     /**
-     * With the online tuner ({@code --tuner auto}): the same ranks under the cost model, without trace, so that the
-     * JIT warm-up's calls are nobody's trials.
+     * With the online tuner ({@code --tuner auto}): the same ranks with a tuner of their own, which neither reads nor
+     * writes the save file, and no trace. Its searches run the candidate plans' code and the tuner's own until the
+     * JIT has compiled them, so that the run's searches score compiled code; under the cost model instead, the run's
+     * first trials scored 10-80 us calls that took 1 us compiled, and tuned rows timed their own compilation.
      */
     @Override
     public Communicator[] createForWarmUp(final BenchOptions options, final SweepCombination combination,
@@ -123,7 +115,8 @@ public final class JcclCommunicatorFactory implements CommunicatorFactory
         {
             return null;
         }
-        return Jccl.initAll(context.tunerMode(Context.TunerMode.MODEL).tunerTraceFile(null), nRanks);
+        return Jccl.initAll(context.onlineTuner(context.onlineTuner().withSaveFile(null)).tunerTraceFile(null),
+            nRanks);
     }
 
     /**
@@ -145,17 +138,7 @@ public final class JcclCommunicatorFactory implements CommunicatorFactory
      */
     public static OnlineTunerConfig onlineTunerConfig()
     {
-        final Map<String, String> settings = new HashMap<>();
-        for (final String name : TUNER_VARIABLES)
-        {
-            final String property = System.getProperty(name.toLowerCase(Locale.ROOT).replace('_', '.'));
-            final String value = property != null ? property : System.getenv(name);
-            if (value != null)
-            {
-                settings.put(name, value);
-            }
-        }
-        return OnlineTunerConfig.fromSettings(settings);
+        return new Context().onlineTuner();
     }
 
     @Override

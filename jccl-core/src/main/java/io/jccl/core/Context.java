@@ -5,11 +5,14 @@ import io.jccl.JcclInvalidArgumentException;
 import io.jccl.Protocol;
 import io.jccl.TransportKind;
 import io.jccl.autotune.Calibration;
+import io.jccl.autotune.OnlineTunerConfig;
 import io.jccl.autotune.PlanConstraints;
 
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Settings of communicators, in the style of Aeron's {@code MediaDriver.Context}: {@code x()} reads, {@code x(v)}
@@ -69,6 +72,7 @@ public final class Context
     private Path tunerConfigFile = pathSetting(TUNER_CONFIG_FILE_PROP_NAME);
     private String tuner = setting(TUNER_PROP_NAME);
     private Path tunerTraceFile = pathSetting(TUNER_TRACE_PROP_NAME);
+    private OnlineTunerConfig onlineTuner;
     private Calibration calibration;
     private boolean debugInfo = "INFO".equalsIgnoreCase(setting(DEBUG_PROP_NAME)) ||
         "TRACE".equalsIgnoreCase(setting(DEBUG_PROP_NAME));
@@ -292,6 +296,41 @@ public final class Context
     public Context tunerTraceFile(final Path file)
     {
         this.tunerTraceFile = file;
+        return this;
+    }
+
+    /**
+     * @return the online tuner's settings ({@code JCCL_TUNER=auto}): set, else read from the {@code JCCL_TUNER_*}
+     *         variables ({@link OnlineTunerConfig#VARIABLES}; each as a system property in lower case with dots, or
+     *         from the environment).
+     * @throws JcclInvalidArgumentException naming every variable whose value is invalid.
+     */
+    public OnlineTunerConfig onlineTuner()
+    {
+        if (onlineTuner != null)
+        {
+            return onlineTuner;
+        }
+        final Map<String, String> settings = new HashMap<>();
+        for (final String name : OnlineTunerConfig.VARIABLES)
+        {
+            final String value = setting(name);
+            if (value != null)
+            {
+                settings.put(name, value);
+            }
+        }
+        return OnlineTunerConfig.fromSettings(settings);
+    }
+
+    /**
+     * @param config the online tuner's settings, the same on every rank; or null to read the {@code JCCL_TUNER_*}
+     *               variables.
+     * @return this.
+     */
+    public Context onlineTuner(final OnlineTunerConfig config)
+    {
+        this.onlineTuner = config;
         return this;
     }
 

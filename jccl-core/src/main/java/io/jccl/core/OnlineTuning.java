@@ -9,8 +9,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.file.Files;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * Wires AutoCCL's online search ({@code JCCL_TUNER=auto}) into a group: its settings from the {@code JCCL_TUNER_*}
@@ -30,16 +28,7 @@ final class OnlineTuning
 
     static OnlineTuner create(final Context context, final TunerChain chain, final Topology topology)
     {
-        final Map<String, String> settings = new HashMap<>();
-        for (final String name : OnlineTunerConfig.VARIABLES)
-        {
-            final String value = Context.setting(name);
-            if (value != null)
-            {
-                settings.put(name, value);
-            }
-        }
-        final OnlineTunerConfig config = OnlineTunerConfig.fromSettings(settings);
+        final OnlineTunerConfig config = context.onlineTuner();
         final OnlineTuner tuner = config.saveFile() != null && Files.exists(config.saveFile()) ?
             OnlineTuner.load(config.saveFile(), fingerprint(topology), config, chain.model(), chain.constraints()) :
             new OnlineTuner(config, chain.model(), chain.constraints());

@@ -24,6 +24,7 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -141,10 +142,35 @@ class OnlineTuningTest
         assertEquals(List.of(first, first, first, first, first), second, "the saved plan from the first call on");
     }
 
+    @Test
+    void shouldTakeTheContextsTunerSettingsOverTheVariables(@TempDir final Path dir)
+    {
+        final Path variables = dir.resolve("from-variables.txt");
+        final Path context = dir.resolve("from-context.txt");
+        set("JCCL_TUNER_HOLD", "1");
+        set("JCCL_TUNER_BUDGET", "20");
+        set("JCCL_TUNER_SAVE_FILE", variables.toString());
+        final io.jccl.autotune.OnlineTunerConfig config = new Context().onlineTuner().withSaveFile(context);
+        assertEquals(1, config.holdCalls(), "read from the variables");
+
+        runBlocking(new Context().tunerMode(Context.TunerMode.AUTO).onlineTuner(config), 80);
+        assertTrue(java.nio.file.Files.exists(context), "saved where the Context said");
+        assertFalse(java.nio.file.Files.exists(variables), "not where the variable said");
+
+        runBlocking(new Context().tunerMode(Context.TunerMode.AUTO).onlineTuner(config.withSaveFile(null)), 80);
+        assertFalse(java.nio.file.Files.exists(variables), "a Context without a save file saves nowhere");
+    }
+
     /** Runs {@code calls} AllReduce of 4096 floats on 2 ranks under JCCL_TUNER=auto; returns rank 0's plans. */
     private static List<Plan> runBlocking(final int calls)
     {
-        final Communicator[] comms = Jccl.initAll(new Context().tunerMode(Context.TunerMode.AUTO), RANKS);
+        return runBlocking(new Context().tunerMode(Context.TunerMode.AUTO), calls);
+    }
+
+    /** Runs {@code calls} AllReduce of 4096 floats on 2 ranks created with this context; returns rank 0's plans. */
+    private static List<Plan> runBlocking(final Context context, final int calls)
+    {
+        final Communicator[] comms = Jccl.initAll(context, RANKS);
         final List<Plan> plans = new ArrayList<>();
         try
         {
