@@ -171,8 +171,11 @@ final class TaskTuning
      * @param callIndex the leader's call, completed.
      * @param plan      the plan it ran.
      * @param nanos     its time in ns.
+     * @return true when the record published a round (the next candidate, a frozen plan, a re-tune); false when it
+     *         was one more sample of the round being measured, fed the drift watch of a converged plan, or was
+     *         ignored.
      */
-    synchronized void record(final long callIndex, final Plan plan, final long nanos)
+    synchronized boolean record(final long callIndex, final Plan plan, final long nanos)
     {
         if (nanos < 0)
         {
@@ -182,8 +185,9 @@ final class TaskTuning
         lastRecorded = Math.max(lastRecorded, callIndex);
         if (round.number() != rounds.size() - 1)
         {
-            return;
+            return false;
         }
+        final int published = rounds.size();
         if (measuring)
         {
             final int offset = (int)(callIndex - round.firstCall());
@@ -208,6 +212,7 @@ final class TaskTuning
         {
             watch(nanos);
         }
+        return rounds.size() != published;
     }
 
     /**

@@ -32,7 +32,7 @@ class OnlineTunerConfigTest
         assertEquals(OnlineTunerConfig.Buckets.POW2, config.buckets());
         assertEquals(1.5, config.driftFactor());
         assertEquals(50, config.driftWindow());
-        assertEquals(64, config.leadCalls());
+        assertEquals(512, config.leadCalls());
         assertTrue(config.retuneFromBest());
         assertNull(config.saveFile());
         assertEquals(3, config.confirmRounds());
@@ -125,7 +125,7 @@ class OnlineTunerConfigTest
             () -> OnlineTunerConfig.defaults().withConfirm(-1, 1.02));
         assertTrue(rounds.getMessage().startsWith("JCCL_TUNER_CONFIRM_ROUNDS=-1"), rounds.getMessage());
         assertEquals(OnlineTunerConfig.defaults(), new OnlineTunerConfig(5, 1, 200, 2, OnlineTunerConfig.Buckets.POW2,
-            1.5, 50, 64, true, null, OnlineTunerConfig.SEED_DEFAULT), "the fields left out take their defaults");
+            1.5, 50, OnlineTunerConfig.LEAD_DEFAULT, true, null, OnlineTunerConfig.SEED_DEFAULT), "the fields left out take their defaults");
     }
 
     private static PlanRequest allReduce(final long bytes)

@@ -49,7 +49,7 @@ final class CommGroup
     /** The CUDA devices the ranks run on, or null on the host backend. */
     final CudaGroup cuda;
     /** Rank 0's tuner records for the other processes (ranks in several processes, {@code JCCL_TUNER=auto}), or null. */
-    volatile java.util.function.Consumer<byte[]> tunerNotices;
+    volatile TunerReplication.Outbox tunerNotices;
     /** How ranks meet to split: in this process by default; through the bootstrap for ranks in several. */
     volatile Splitter splitter;
     private final LocalCommunicator[] communicators;

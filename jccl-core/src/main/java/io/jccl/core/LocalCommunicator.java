@@ -288,8 +288,8 @@ final class LocalCommunicator implements Communicator
             group.online.failed(call.task, call.taskIndex, call.tunedPlan, error.getMessage());
             if (group.tunerNotices != null)
             {
-                group.tunerNotices.accept(TunerReplication.failed(call.task, call.request, call.taskIndex,
-                    call.tunedPlan, error.getMessage()));
+                group.tunerNotices.failed(call.task, call.request, call.taskIndex, call.tunedPlan,
+                    error.getMessage());
             }
             if (group.trace != null)
             {
@@ -305,12 +305,11 @@ final class LocalCommunicator implements Communicator
         if (call.task != null && rank == 0)
         {
             final long nanos = System.nanoTime() - call.boundNs;
-            group.online.record(call.task, call.taskIndex, call.tunedPlan, nanos);
+            final boolean prompt = group.online.record(call.task, call.taskIndex, call.tunedPlan, nanos);
             if (group.tunerNotices != null)
             {
-                // the other processes' tuners take the same record and publish the same rounds
-                group.tunerNotices.accept(TunerReplication.record(call.task, call.request, call.taskIndex,
-                    call.tunedPlan, nanos));
+                // the other processes' tuners take the same records and publish the same rounds
+                group.tunerNotices.record(call.task, call.request, call.taskIndex, call.tunedPlan, nanos, prompt);
             }
             if (group.trace != null)
             {

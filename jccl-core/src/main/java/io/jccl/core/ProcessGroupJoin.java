@@ -98,7 +98,8 @@ final class ProcessGroupJoin
                 final CommGroup tuned = group;
                 if (rank == 0)
                 {
-                    group.tunerNotices = bootstrap::notifyPeers;
+                    group.tunerNotices = new TunerReplication.Outbox(bootstrap::notifyPeers,
+                        group.online.config().leadCalls() / 4);
                 }
                 else
                 {

@@ -274,8 +274,10 @@ class MultiProcessTest
     {
         final int size = 3;
         final UniqueId id = UniqueId.create("127.0.0.1", freePort());
+        // a lead of 8: the converged plan's records reach the other processes in batches of 2, and their calls,
+        // queued deep, keep running into the end of what those batches allow
         final java.util.Map<String, String> env = java.util.Map.of("JCCL_TUNER", "auto", "JCCL_TUNER_HOLD", "2",
-            "JCCL_TUNER_WARMUP", "0", "JCCL_TUNER_BUDGET", "80");
+            "JCCL_TUNER_WARMUP", "0", "JCCL_TUNER_BUDGET", "80", "JCCL_TUNER_LEAD", "8");
         final Process[] ranks = new Process[size];
         for (int rank = 0; rank < size; rank++)
         {

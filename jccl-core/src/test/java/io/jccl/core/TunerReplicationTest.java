@@ -1,0 +1,113 @@
+package io.jccl.core;
+
+import io.jccl.Collective;
+import io.jccl.DataType;
+import io.jccl.Plan;
+import io.jccl.ReduceOp;
+import io.jccl.autotune.KnobSpace;
+import io.jccl.autotune.OnlineTuner;
+import io.jccl.autotune.OnlineTunerConfig;
+import io.jccl.autotune.PlanConstraints;
+import io.jccl.autotune.PlanRequest;
+import io.jccl.autotune.TaskKey;
+import io.jccl.autotune.TuningRound;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Rank 0's tuner records on their way to the other processes' tuners: held while they publish nothing, sent in order,
+ * and a follower that has them never gives a call another plan than the leader did.
+ */
+class TunerReplicationTest
+{
+    private static final PlanRequest REQUEST = new PlanRequest(Collective.ALL_REDUCE, DataType.FLOAT32, 1 << 16, 2);
+
+    @Test
+    void shouldHoldRecordsUntilOnePublishesOrTheBatchIsFullAndSendFailuresAtOnceInOrder()
+    {
+        final List<byte[]> sent = new ArrayList<>();
+        final TunerReplication.Outbox outbox = new TunerReplication.Outbox(sent::add, 3);
+        final OnlineTuner tuner = tuner(OnlineTunerConfig.defaults());
+        final TaskKey task = tuner.key(REQUEST, ReduceOp.SUM, 1);
+        final Plan plan = tuner.planFor(task, REQUEST, 0);
+
+        outbox.record(task, REQUEST, 0, plan, 10, false);
+        outbox.record(task, REQUEST, 1, plan, 10, false);
+        assertEquals(0, sent.size(), "held");
+        outbox.record(task, REQUEST, 2, plan, 10, false);
+        assertEquals(List.of(3), counts(sent), "a full batch goes");
+        outbox.record(task, REQUEST, 3, plan, 10, true);
+        assertEquals(List.of(3, 1), counts(sent), "one that published goes at once");
+        outbox.record(task, REQUEST, 4, plan, 10, false);
+        outbox.failed(task, REQUEST, 5, plan, "timed out");
+        assertEquals(List.of(3, 1, 1, 1), counts(sent), "a failure goes at once, after the one held before it");
+        outbox.flush();
+        assertEquals(4, sent.size(), "nothing left to flush");
+    }
+
+    @Test
+    void shouldNeverGiveAFollowerAPlanTheLeaderDidNotGiveTheSameCall()
+    {
+        // a short lead: batches of 2, so the follower runs at the end of what it was sent most of the time
+        final OnlineTunerConfig config = OnlineTunerConfig.defaults().withHold(2, 0).withBudgetCalls(40)
+            .withLeadCalls(8).withDrift(1.5, 5).withDriftMinMs(0);
+        final OnlineTuner leader = tuner(config);
+        final OnlineTuner follower = tuner(config);
+        final TaskKey task = leader.key(REQUEST, ReduceOp.SUM, 1);
+        final TunerReplication.Outbox outbox = new TunerReplication.Outbox(
+            notice -> TunerReplication.apply(follower, notice, 1), config.leadCalls() / 4);
+        final Random random = new Random(5);
+        final List<Plan> led = new ArrayList<>();
+        long followerNext = 0;
+        for (long call = 0; call < 3000; call++)
+        {
+            final Plan plan = leader.planFor(task, REQUEST, call);
+            assertNotNull(plan, "the leader's call " + call);
+            led.add(plan);
+            // the cost jumps after 1500 calls: a re-tune, whose rounds must reach the follower too
+            final long nanos = 1000L * plan.channels() * (call < 1500 ? 1 : 40) + random.nextInt(100);
+            outbox.record(task, REQUEST, call, plan, nanos, leader.record(task, call, plan, nanos));
+            // the follower binds as far as its tuner lets it, never past the leader
+            for (Plan p; followerNext <= call && (p = follower.planFor(task, REQUEST, followerNext)) != null; )
+            {
+                assertEquals(led.get((int)followerNext), p, "call " + followerNext);
+                followerNext++;
+            }
+            assertTrue(call - followerNext < config.leadCalls(), "the follower kept up: " + followerNext + " at " +
+                call);
+        }
+        outbox.flush();
+        assertTrue(leader.state(task).retunes() >= 1, "the jump re-tuned");
+        final List<TuningRound> rounds = leader.rounds(task);
+        assertEquals(rounds, follower.rounds(task), "the same rounds once every record arrived");
+    }
+
+    private static OnlineTuner tuner(final OnlineTunerConfig config)
+    {
+        final PlanConstraints ringSimpleP2p = PlanConstraints.none()
+            .withAlgorithms(java.util.Set.of(io.jccl.Algorithm.RING))
+            .withProtocols(java.util.Set.of(io.jccl.Protocol.SIMPLE))
+            .withTransport(io.jccl.TransportKind.P2P);
+        final Plan first = new Plan(io.jccl.Algorithm.RING, io.jccl.Protocol.SIMPLE, io.jccl.TransportKind.P2P, 4,
+            KnobSpace.threads(ringSimpleP2p), 32 << 10);
+        return new OnlineTuner(config, request -> first, ringSimpleP2p);
+    }
+
+    private static List<Integer> counts(final List<byte[]> notices)
+    {
+        final List<Integer> counts = new ArrayList<>();
+        for (final byte[] notice : notices)
+        {
+            counts.add(ByteBuffer.wrap(notice).getInt());
+        }
+        return counts;
+    }
+}
