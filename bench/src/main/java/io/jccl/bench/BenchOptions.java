@@ -365,7 +365,7 @@ public final class BenchOptions
         return this;
     }
 
-    /** A process of several runs one rank, and a sweep would need a communicator of its own per pass. */
+    /** A process of several runs one rank. */
     private void validateProcesses()
     {
         if (processCount == 1)
@@ -377,18 +377,6 @@ public final class BenchOptions
             throw new IllegalArgumentException("-t/--nthreads " + nThreads + " -g/--ngpus " + nGpus + " with " +
                 processCount + " processes: each process of a multi-process run drives one rank; give -t 1 -g 1 " +
                 "(or run every rank in one process, without --nprocs or a launcher)");
-        }
-        if (jccl.comparePlans != null)
-        {
-            throw new IllegalArgumentException(ComparePlans.FLAG + " with " + processCount + " processes " +
-                "(--nprocs or a launcher): every plan needs ranks of its own, all in this process; run it without " +
-                "--nprocs or a launcher, with -g");
-        }
-        if (jccl.sweep != null)
-        {
-            throw new IllegalArgumentException(Sweep.FLAG + " with " + processCount + " processes: every " +
-                "combination needs communicators of its own, which a multi-process run connects only once; run " +
-                "one launch per combination, or the sweep in one process with -g");
         }
     }
 

@@ -15,13 +15,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A tool run with {@code --compare-plans}: one set of in-process ranks per plan, all created up front, then per
+ * A tool run with {@code --compare-plans}: one set of ranks per plan, all created up front, then per
  * size {@code --rounds} rounds in which each plan in turn runs its measurement ({@code -n} timed calls out of place,
  * as {@link BenchRunner} times them), A B C, B C A, C A B, ..., so that a noisy moment of the machine, and the
  * place in the round, fall on every plan alike; then one {@link CompareTable} row of medians. {@code -w} warm-up calls run per plan and size before the
  * rounds, {@code --jit-warmup-ms} before the first size; with {@code -c} each plan's result is checked once per
  * size after its rounds. Every {@code -d} type runs, with the first {@code -o} operator and root. One thread drives
- * every rank, each call a group of all ranks' calls.
+ * this process's ranks (every rank, or its one rank in a multi-process run), each call a group of their calls; in a
+ * multi-process run every process runs the same rounds, and each measurement is combined over the processes through
+ * the factory's {@link BenchSync} as {@code -a} says, as {@link BenchRunner} combines its rows.
  */
 public final class ComparePlansRunner
 {
@@ -34,8 +36,12 @@ public final class ComparePlansRunner
     private final PrintStream out;
     private final List<SweepCombination> plans;
     private final int nRanks;
+    /** This process's ranks of each plan: every rank, or one in a multi-process run. */
+    private final int localRanks;
     private final List<Work> pending = new ArrayList<>();
     private Communicator[][] comms;
+    /** Where the processes agree on each measurement: plan A's ranks. */
+    private BenchSync sync;
     private HostBuffer[] sendAllocs;
     private HostBuffer[] recvAllocs;
     private Stream[] streams;
@@ -60,6 +66,7 @@ public final class ComparePlansRunner
         this.out = out;
         this.plans = options.comparePlans();
         this.nRanks = options.nRanks();
+        this.localRanks = options.localRanks();
     }
 
     /**
@@ -76,6 +83,7 @@ public final class ComparePlansRunner
             {
                 comms[p] = factory.create(options, plans.get(p), nRanks);
             }
+            sync = factory.sync(1, comms[0]);
             allocate();
             final CompareTable table = new CompareTable(plans.stream().map(SweepCombination::compactLabel).toList());
             out.println(TableFormatter.parametersLine(options, maxBytes));
@@ -120,7 +128,8 @@ public final class ComparePlansRunner
                     for (int k = 0; k < plans.size(); k++)
                     {
                         final int p = (round + k) % plans.size();
-                        final double seconds = time(comms[p], shape, type, op, root);
+                        final double seconds = sync.allReduce(0, time(comms[p], shape, type, op, root),
+                            options.average());
                         final double algBw = tool.algorithmBandwidth(shape.counts().paramCount(),
                             shape.elementSize(), seconds, nRanks);
                         timesUs[p][round] = seconds * 1.0E6;
@@ -131,7 +140,8 @@ public final class ComparePlansRunner
                 long wrong = 0;
                 for (int p = 0; p < plans.size() && options.check() > 0; p++)
                 {
-                    final long planWrong = check(comms[p], shape, type, op, root);
+                    final long planWrong = Math.round(sync.allReduce(0, check(comms[p], shape, type, op, root),
+                        ThreadSync.SUM));
                     if (planWrong != 0)
                     {
                         LOG.warn("{} {} {} bytes, plan {}: {} wrong elements", tool.toolName(), type.ncclTestsName(),
@@ -194,8 +204,8 @@ public final class ComparePlansRunner
         final ExpectedValues expected = new ExpectedValues(tool, pattern, shape.counts().paramCount(), root,
             op.kind() == ReduceOp.Kind.PREMULSUM ? op.scalar() : 0.0);
         final ResultChecker checker = new ResultChecker(tool, pattern, expected, shape.counts(), root, false);
-        final int[] rankIds = new int[nRanks];
-        for (int i = 0; i < nRanks; i++)
+        final int[] rankIds = new int[localRanks];
+        for (int i = 0; i < localRanks; i++)
         {
             rankIds[i] = ranks[i].rank();
             checker.prepare(rankIds[i], sendAllocs[i], recvAllocs[i]);
@@ -215,7 +225,7 @@ public final class ComparePlansRunner
         final long total = shape.totalBytes();
         final long offset = total == 0 ? 0 : total * (iter % (maxBytes / total));
         factory.groupStart();
-        for (int i = 0; i < nRanks; i++)
+        for (int i = 0; i < localRanks; i++)
         {
             final Buffer send = sendAllocs[i].slice(offset, shape.sendBytes());
             final Buffer recv = recvAllocs[i].slice(offset, shape.recvBytes());
@@ -229,7 +239,7 @@ public final class ComparePlansRunner
     {
         if (!pending.isEmpty())
         {
-            final Work last = pending.get(pending.size() - nRanks);
+            final Work last = pending.get(pending.size() - localRanks);
             last.join();
             lastPlan = TableFormatter.planText(last.plan(), last.programName());
         }
@@ -243,11 +253,11 @@ public final class ComparePlansRunner
     private void allocate()
     {
         memory = BenchMemory.of(options, factory);
-        maxBytes = Math.min(options.maxBytes(), memory.bytesPerBufferLimit(nRanks, nRanks));
-        sendAllocs = new HostBuffer[nRanks];
-        recvAllocs = new HostBuffer[nRanks];
-        streams = new Stream[nRanks];
-        for (int i = 0; i < nRanks; i++)
+        maxBytes = Math.min(options.maxBytes(), memory.bytesPerBufferLimit(localRanks, nRanks));
+        sendAllocs = new HostBuffer[localRanks];
+        recvAllocs = new HostBuffer[localRanks];
+        streams = new Stream[localRanks];
+        for (int i = 0; i < localRanks; i++)
         {
             sendAllocs[i] = memory.allocate(maxBytes + ResultChecker.GUARD_BYTES);
             recvAllocs[i] = memory.allocate(maxBytes + ResultChecker.GUARD_BYTES);

@@ -110,13 +110,24 @@ public final class JcclCommunicatorFactory implements CommunicatorFactory
     public Communicator[] createForWarmUp(final BenchOptions options, final SweepCombination combination,
         final int nRanks)
     {
+        final Context context = warmUpContext(options, combination);
+        return context == null ? null : Jccl.initAll(context, nRanks);
+    }
+
+    /**
+     * @param options     the flags.
+     * @param combination the pins of this pass.
+     * @return the context of the online tuner's warm-up ranks ({@link #createForWarmUp}): the run's, with the
+     *         tuner's save file and trace dropped; null when the run's plans are not the online tuner's.
+     */
+    static Context warmUpContext(final BenchOptions options, final SweepCombination combination)
+    {
         final Context context = context(options, combination);
         if (context.tunerMode() != Context.TunerMode.AUTO)
         {
             return null;
         }
-        return Jccl.initAll(context.onlineTuner(context.onlineTuner().withSaveFile(null)).tunerTraceFile(null),
-            nRanks);
+        return context.onlineTuner(context.onlineTuner().withSaveFile(null)).tunerTraceFile(null);
     }
 
     /**

@@ -238,9 +238,7 @@ class BenchOptionsTest
         assertTrue(threads.getMessage().startsWith("-t/--nthreads 2 -g/--ngpus 1 with 2 processes: each process " +
             "of a multi-process run drives one rank; give -t 1 -g 1"), threads.getMessage());
         assertThrows(IllegalArgumentException.class, () -> parse("-g", "2").processes(1, 2).validate());
-        final IllegalArgumentException sweep = assertThrows(IllegalArgumentException.class,
-            () -> parse("--sweep", "proto=ll,simple").processes(1, 2).validate());
-        assertTrue(sweep.getMessage().startsWith("--sweep with 2 processes"), sweep.getMessage());
+        parse("--sweep", "proto=ll,simple").processes(1, 2).validate();
         parse("-g", "2", "-t", "2").processes(0, 1).validate();
         assertThrows(IllegalArgumentException.class, () -> parse().processes(2, 2));
     }

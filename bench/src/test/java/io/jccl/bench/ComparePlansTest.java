@@ -73,12 +73,11 @@ class ComparePlansTest
     }
 
     @Test
-    void shouldNameFlagsWhenGivenWithSweepProcessesOrWithoutPlans()
+    void shouldNameFlagsWhenGivenWithSweepTunerOrWithoutPlans()
     {
         assertTrue(optionsError(parse("--compare-plans", "default;proto=ll", "--sweep", "nchannels=1,2"))
             .startsWith("--compare-plans and --sweep together"));
-        assertTrue(optionsError(parse("--compare-plans", "default;proto=ll").processes(0, 2))
-            .startsWith("--compare-plans with 2 processes (--nprocs or a launcher)"));
+        parse("--compare-plans", "default;proto=ll").processes(0, 2).validate();
         assertTrue(optionsError(parse("--rounds", "3")).startsWith("--rounds 3 needs --compare-plans"));
         assertTrue(optionsError(parse("--compare-plans", "default;proto=ll", "--rounds", "0"))
             .contains("--rounds"));

@@ -171,12 +171,42 @@ class MultiProcessBenchTest
     }
 
     @Test
-    void shouldRefuseASweepWhenRanksAreProcesses()
+    @Timeout(180)
+    void shouldRunEverySweepPassOnCommunicatorsOfItsOwnWhenRanksAreProcesses()
     {
-        final Run run = Run.of((out, err) -> JcclBench.run(new String[] {"--nprocs", "2", "all_reduce_perf",
-            "--sweep", "proto=ll,simple"}, out, err));
-        assertEquals(JcclBench.EXIT_USAGE, run.status);
-        assertTrue(run.err.startsWith("all_reduce_perf: --sweep with 2 processes"), run.err);
+        // each pass connects at a rendezvous agreed on the communicator before it
+        final Run run = launch(new String[] {"--nprocs", "2", "all_reduce_perf"}, new String[] {"-b", "1K", "-e",
+            "64K", "-f", "64", "-c", "1", "-n", "2", "-w", "1", "--jit-warmup-ms", "0", "--sweep",
+            "proto=ll,simple", "--no-progress"});
+        assertEquals(0, run.status, run.out + run.err);
+        // the passes proto=ll, proto=simple and the default, then the summary's rows
+        final List<String[]> rows = rows(run.out).subList(0, 6);
+        assertEquals(List.of("1024", "65536", "1024", "65536", "1024", "65536"), column(rows, 0), run.out);
+        assertEquals(List.of("0", "0", "0", "0", "0", "0"), column(rows, 8), run.out);
+        assertEquals(List.of("0", "0", "0", "0", "0", "0"), column(rows, 12), run.out);
+        for (int row = 0; row < 4; row++)
+        {
+            final String plan = rows.get(row)[rows.get(row).length - 1];
+            assertTrue(plan.contains(row < 2 ? "/ll/" : "/simple/"), plan + " in " + run.out);
+        }
+        assertTrue(run.out.contains("# Sweep summary"), run.out);
+    }
+
+    @Test
+    @Timeout(180)
+    void shouldComparePlansInterleavedWhenRanksAreProcesses()
+    {
+        final Run run = launch(new String[] {"--nprocs", "2", "all_reduce_perf"}, new String[] {"-b", "1K", "-e",
+            "64K", "-f", "64", "-c", "1", "-n", "3", "-w", "1", "--jit-warmup-ms", "0", "--rounds", "2",
+            "--compare-plans", "default;proto=ll"});
+        assertEquals(0, run.status, run.out + run.err);
+        final List<String[]> rows = rows(run.out);
+        assertEquals(List.of("1024", "65536"), column(rows, 0), run.out);
+        assertEquals(List.of("0", "0"), column(rows, 3), run.out);
+        for (final String[] row : rows)
+        {
+            assertTrue(row[row.length - 1].contains("/ll/"), "plan B ran LL: " + run.out);
+        }
     }
 
     /** The table of a multi-process run: exit 0, every rank's line, and the rows of the same run in one process. */
