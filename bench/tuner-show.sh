@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tuner-show.sh TOOL [extra bench flags...]
 #
-# For one tool with -g 2: the online tuner's plan per size against the default and against the winner of a --sweep,
+# For one tool with -g 2 (or NPROCS=2: two processes of one rank each, --nprocs 2): the online tuner's plan per size against the default and against the winner of a --sweep,
 # the three re-measured interleaved with --compare-plans (A=default, B=sweep winner, C=tuned; medians).
 # Extra flags (e.g. --load matmul:1) pass through to every run.
 #
@@ -17,6 +17,7 @@
 #   REUSE=1          reuse the tuner and sweep logs already in OUT_DIR (re-run only the comparisons)
 #   LOAD_TARGET      tuned/default target under --load (default 1.3; applied when the extra flags contain --load)
 #   JCCL_CALIBRATION the cost model's constants: defaults here unless set, so every run has the same default plan
+#   NPROCS           run each tool as this many processes of one rank (--nprocs) instead of -g 2 in one process
 set -euo pipefail
 # the cost model calibrates itself once per process, which can move the default plan from one run to the next;
 # hold it still unless the caller chose otherwise
@@ -32,6 +33,8 @@ EXTRA=("$@")
 
 JAR=${JCCL_BENCH_JAR:-bench/target/jccl-bench.jar}
 J=(java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -jar "$JAR")
+# where the ranks run: -g 2 in one process, or NPROCS processes
+if [[ -n ${NPROCS:-} ]]; then RANKS=(--nprocs "$NPROCS"); G=(); else RANKS=(); G=(-g 2); fi
 OUT=${OUT_DIR:-/tmp/tuner-show}
 B=${MIN_BYTES:-8}
 TE=${TUNE_MAX_BYTES:-128M}
@@ -68,9 +71,9 @@ plan_pins() {
 # ---- a. --tuner auto
 t0=$(now)
 TLOG=$OUT/$tag-tuner.log
-log "tuner: ${J[*]} $TOOL -g 2 -b $B -e $TE -f $F --tuner auto --no-progress ${EXTRA[*]+${EXTRA[*]}}"
+log "tuner: ${J[*]} ${RANKS[*]+${RANKS[*]}} $TOOL ${G[*]+${G[*]}} -b $B -e $TE -f $F --tuner auto --no-progress ${EXTRA[*]+${EXTRA[*]}}"
 if [[ ${REUSE:-0} == 1 && -s $TLOG ]]; then log "reusing $TLOG"; else
-"${J[@]}" "$TOOL" -g 2 -b "$B" -e "$TE" -f "$F" --tuner auto --no-progress "${EXTRA[@]+"${EXTRA[@]}"}" \
+"${J[@]}" "${RANKS[@]+"${RANKS[@]}"}" "$TOOL" "${G[@]+"${G[@]}"}" -b "$B" -e "$TE" -f "$F" --tuner auto --no-progress "${EXTRA[@]+"${EXTRA[@]}"}" \
   >"$TLOG" 2>"$OUT/$tag-tuner.err"
 fi
 t_tuner=$(($(now) - t0))
@@ -82,9 +85,9 @@ awk '/^# Online tuning summary/{s=1;next} s&&/^# Tuning:/{s=0} s&&!/^#/&&NF>=12{
 # ---- b. --sweep
 t0=$(now)
 SLOG=$OUT/$tag-sweep.log
-log "sweep: ${J[*]} $TOOL -g 2 -b $B -e $CE -f $F -n $SN -w $SW --sweep algo=$ALGOS --sweep proto=$PROTOS --sweep nchannels=$NCH --no-progress ${EXTRA[*]+${EXTRA[*]}}"
+log "sweep: ${J[*]} ${RANKS[*]+${RANKS[*]}} $TOOL ${G[*]+${G[*]}} -b $B -e $CE -f $F -n $SN -w $SW --sweep algo=$ALGOS --sweep proto=$PROTOS --sweep nchannels=$NCH --no-progress ${EXTRA[*]+${EXTRA[*]}}"
 if [[ ${REUSE:-0} == 1 && -s $SLOG ]]; then log "reusing $SLOG"; else
-"${J[@]}" "$TOOL" -g 2 -b "$B" -e "$CE" -f "$F" -n "$SN" -w "$SW" --sweep "algo=$ALGOS" --sweep "proto=$PROTOS" \
+"${J[@]}" "${RANKS[@]+"${RANKS[@]}"}" "$TOOL" "${G[@]+"${G[@]}"}" -b "$B" -e "$CE" -f "$F" -n "$SN" -w "$SW" --sweep "algo=$ALGOS" --sweep "proto=$PROTOS" \
   --sweep "nchannels=$NCH" --no-progress "${EXTRA[@]+"${EXTRA[@]}"}" >"$SLOG" 2>"$OUT/$tag-sweep.err"
 fi
 t_sweep=$(($(now) - t0))
@@ -113,8 +116,8 @@ while read -r size winner wbus dbus dplan; do
   # where the control's ratio comes from: the tuned plan (C), the winner (B), or a last plan of its own (D)
   if [[ $dpins == "$tpins" ]]; then control=C; elif [[ $dpins == "$wpins" ]]; then control=B; else plans="$plans;$dpins"; control=D; fi
   CLOG=$OUT/$tag-compare-$size.log
-  log "compare $size: ${J[*]} $TOOL -g 2 -b $size -e $size -n $CN -w $CW --rounds $CR --compare-plans \"$plans\" ${EXTRA[*]+${EXTRA[*]}}"
-  "${J[@]}" "$TOOL" -g 2 -b "$size" -e "$size" -n "$CN" -w "$CW" --rounds "$CR" --compare-plans "$plans" \
+  log "compare $size: ${J[*]} ${RANKS[*]+${RANKS[*]}} $TOOL ${G[*]+${G[*]}} -b $size -e $size -n $CN -w $CW --rounds $CR --compare-plans \"$plans\" ${EXTRA[*]+${EXTRA[*]}}"
+  "${J[@]}" "${RANKS[@]+"${RANKS[@]}"}" "$TOOL" "${G[@]+"${G[@]}"}" -b "$size" -e "$size" -n "$CN" -w "$CW" --rounds "$CR" --compare-plans "$plans" \
     --no-progress "${EXTRA[@]+"${EXTRA[@]}"}" >"$CLOG" 2>"$OUT/$tag-compare-$size.err" || {
       echo "compare-plans failed at $size (see $CLOG)" >&2; continue; }
   # size A:bus B:bus C:bus B/A C/A planA planB planC D/A (k plans: 4 fields, k x (time, bus), k ratios, k plans;
@@ -129,7 +132,7 @@ t_cmp=$(($(now) - t0))
 
 # ---- d. the table
 {
-  echo "# $TOOL -g 2 ${EXTRA[*]+${EXTRA[*]}}: tuner -b $B -e $TE -f $F; sweep (algo=$ALGOS proto=$PROTOS nchannels=$NCH, -n $SN) and compare-plans (-n $CN, $CR rounds, A=default B=winner C=tuned) up to $CE"
+  echo "# $TOOL ${RANKS[*]+${RANKS[*]}} ${G[*]+${G[*]}} ${EXTRA[*]+${EXTRA[*]}}: tuner -b $B -e $TE -f $F; sweep (algo=$ALGOS proto=$PROTOS nchannels=$NCH, -n $SN) and compare-plans (-n $CN, $CR rounds, A=default B=winner C=tuned) up to $CE"
   echo "# ratios from --compare-plans medians (out-of-place busbw); tuned/winner = (C/A)/(B/A); winner = best sweep pass incl. the default pass"
   echo "# def/def: the default's plan pinned against the default (a control, or B or C when that is the plan): one plan measured twice, how far a ratio moves by chance here"
   echo "# targets: T1 tuned/winner>=0.95; T2 tuned/default>=1.2 where winner/default>=1.2; T3 search calls<=200 and converged$([[ $LOADED == 1 ]] && echo "; TL tuned/default>=$LOAD_TARGET under the load")"

@@ -81,9 +81,9 @@ public final class BenchRunner
     /** The most calls {@code --tuner auto} queues before it asks whether the size's task converged. */
     private static final int TUNE_BURST_MAX = 64;
     /** {@code --jit-warmup-ms} goes on past its budget until no JIT compiled for this long, in ms. */
-    private static final long JIT_QUIET_MS = 300;
+    static final long JIT_QUIET_MS = 300;
     /** ... but for at most this long past the budget, in ms. */
-    private static final long JIT_QUIET_MAX_EXTRA_MS = 5_000;
+    static final long JIT_QUIET_MAX_EXTRA_MS = 5_000;
     private static final long DIRECT_MEMORY_RESERVE = 1L << 30;
 
     private final BenchTool tool;

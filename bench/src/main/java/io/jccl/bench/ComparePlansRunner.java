@@ -161,7 +161,11 @@ public final class ComparePlansRunner
         return errors == 0 ? BenchRunner.EXIT_OK : BenchRunner.EXIT_FAILURE;
     }
 
-    /** {@code --jit-warmup-ms}: untimed calls of every plan in turn, on the largest size then the smallest. */
+    /**
+     * {@code --jit-warmup-ms}: untimed calls of every plan in turn, on the largest size then the smallest, and on
+     * the smallest until no process's JIT compiled for {@value BenchRunner#JIT_QUIET_MS} ms (at most
+     * {@value BenchRunner#JIT_QUIET_MAX_EXTRA_MS} ms more).
+     */
     private void jitWarmUp(final DataType type, final ReduceOp op, final int root)
     {
         final long budgetNs = options.jitWarmupMs() * 1_000_000L;
@@ -169,17 +173,32 @@ public final class ComparePlansRunner
         {
             return;
         }
-        for (final long size : new long[] {maxBytes, options.minBytes()})
+        final JitActivity jit = new JitActivity();
+        final long[] sizes = {maxBytes, options.minBytes()};
+        for (int s = 0; s < sizes.length; s++)
         {
-            final BenchRunner.Shape shape = BenchRunner.Shape.of(tool, size, type, nRanks);
+            final BenchRunner.Shape shape = BenchRunner.Shape.of(tool, sizes[s], type, nRanks);
+            final boolean untilJitQuiet = s == sizes.length - 1;
             final long startNs = System.nanoTime();
-            while (System.nanoTime() - startNs < budgetNs / 2)
+            boolean more = true;
+            while (more)
             {
                 for (final Communicator[] planComms : comms)
                 {
                     startAll(planComms, shape, type, op, root, 0);
                     completeAll();
                 }
+                // then on while any process's JIT compiles, as BenchRunner's warm-up: with a CPU per process, a
+                // compilation beside a rank made half the launches time 50-500 us calls that took 4-6
+                final long nowNs = System.nanoTime();
+                final boolean jitBusy = untilJitQuiet && sync.allReduce(0,
+                    jit.compiledWithin(nowNs, BenchRunner.JIT_QUIET_MS) ? 1 : 0, ThreadSync.MAX) > 0.5;
+                final long elapsedNs = nowNs - startNs;
+                final boolean goOn = elapsedNs < budgetNs / 2 ||
+                    jitBusy && elapsedNs < budgetNs / 2 + BenchRunner.JIT_QUIET_MAX_EXTRA_MS * 1_000_000L;
+                // rank 0's clock decides for every process, so that all make the same calls (a half, not 0: the 1
+                // or 0 comes through a FLOAT64 AllReduce)
+                more = sync.allReduce(0, goOn ? 1 : 0, ThreadSync.RANK0) > 0.5;
             }
         }
     }
@@ -188,6 +207,8 @@ public final class ComparePlansRunner
     private double time(final Communicator[] ranks, final BenchRunner.Shape shape, final DataType type,
         final ReduceOp op, final int root)
     {
+        // every process starts its clock together, as BenchRunner's rows do
+        sync.barrier();
         final long startNs = System.nanoTime();
         for (int iter = 0; iter < options.iters(); iter++)
         {
