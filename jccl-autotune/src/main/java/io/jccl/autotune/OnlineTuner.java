@@ -241,16 +241,17 @@ public final class OnlineTuner
      * @param callIndex the call's index, as given to {@link #planFor}.
      * @param plan      the plan it ran ({@link #planFor}'s answer).
      * @param nanos     its time in ns, at least 0.
-     * @return true when the record published a round: other processes' tuners that follow this one need it (and
-     *         every record before it) now. False otherwise (one more sample of the round being measured, a converged
-     *         plan's drift watch, or ignored): they may get it later, in order, since until then they publish a prefix
-     *         of this tuner's rounds and give a converged plan to fewer calls than it does; within the lead
-     *         ({@link OnlineTunerConfig#leadCalls()}), so that they give it to enough.
+     * @return how many records, this one included, other processes' tuners that follow this one may get late, in
+     *         order: 0 when the record published a round or changed the lead (they need it, and every record before
+     *         it, now); a quarter of the converged plan's lead when it fed the drift watch; {@link Integer#MAX_VALUE}
+     *         for a sample of the round being measured (the round's last sample publishes the next). Until they get
+     *         them they publish a prefix of this tuner's rounds and give a converged plan to fewer calls than it does,
+     *         never more; within these bounds, to enough calls that every rank's next call can run.
      * @throws JcclInvalidArgumentException on a null argument or a negative index or time.
      * @throws JcclInvalidUsageException    if the task is unknown, no plan was published for the call, or it ran
      *                                      another plan than the one published.
      */
-    public boolean record(final TaskKey task, final long callIndex, final Plan plan, final long nanos)
+    public int record(final TaskKey task, final long callIndex, final Plan plan, final long nanos)
     {
         return existing(task).record(callIndex, plan, nanos);
     }

@@ -30,11 +30,12 @@ import java.util.Map;
  * @param driftWindow    ...for this many consecutive calls ({@value #DRIFT_WINDOW_DEFAULT},
  *                       {@value #DRIFT_WINDOW_ENV}); 0 turns drift detection off, and a converged plan is then given
  *                       for every call index at once.
- * @param leadCalls      with drift detection on, how many calls past the leader's last recorded call a converged
- *                       plan is given for ({@value #LEAD_DEFAULT}, {@value #LEAD_ENV}); a re-tune takes effect after
- *                       them, so no rank can have bound a call the re-tune changes; at least 1. Across processes
- *                       rank 0 sends a converged plan's records in batches of a quarter of it (a message per call
- *                       took an 8-byte AllReduce between two processes from about 1 to 35-40 us).
+ * @param leadCalls      with drift detection on, the most calls past the leader's last recorded call a converged
+ *                       plan is given for ({@value #LEAD_DEFAULT}, {@value #LEAD_ENV}): as many as take about 10 ms
+ *                       at the plan's score, at least 16 (or this if smaller); a re-tune takes effect after them, so
+ *                       no rank can have bound a call the re-tune changes; at least 1. Across processes rank 0 sends
+ *                       a converged plan's records in batches of a quarter of the lead (a message per call took an
+ *                       8-byte AllReduce between two processes from about 1 to 35-40 us).
  * @param retuneFromBest true to start a re-tune from the converged plan, false from the default tuner's plan
  *                       ({@value #RETUNE_FROM_ENV}{@code =best|default}, best by default).
  * @param saveFile       where the caller keeps converged plans across runs ({@value #SAVE_FILE_ENV}), or null.

@@ -18,9 +18,12 @@ import java.util.Set;
  * <p>
  * Call indices: the k-th call of the task on every rank has index k, from 0. A round covers consecutive indices; the
  * next round is published when the leader has recorded every call of the current one (or one failed), so rounds
- * depend only on recorded results. A converged task's plan is given up to {@link #horizon()}, {@code leadCalls} past
- * the leader's last record (or for every index when drift detection is off); a re-tune starts right after the
- * horizon, where no rank can yet have bound a call.
+ * depend only on recorded results. A converged task's plan is given up to {@link #horizon()}, {@link #lead()} calls
+ * past the leader's last record (or for every index when drift detection is off); a re-tune starts right after the
+ * horizon, where no rank can yet have bound a call. The lead covers about {@value #LEAD_TARGET_NS} ns of the plan's
+ * calls, at least {@value #MIN_LEAD_CALLS} and at most {@code leadCalls}: enough to keep 1 us calls queued deep,
+ * short enough that a re-tune of 100 ms calls starts within seconds. The horizon only grows, and only as records
+ * arrive, so a tuner that gets the leader's records later (another process's) computes the same horizons, later.
  * <p>
  * Confirmation: when a search ends, {@code confirmRounds} more rounds each hold the contenders in turn for
  * {@code warmupCalls + holdCalls} calls, in an order rotated every round (so a trend over time favours none): the
@@ -38,6 +41,10 @@ final class TaskTuning
     static final double KEEP_FRACTION = 0.75;
     /** A converged call's time enters the drift average capped at this times the threshold (a GC pause is one). */
     static final double DRIFT_CLAMP = 2.0;
+    /** The time of a converged plan's calls its lead covers, in ns. */
+    static final double LEAD_TARGET_NS = 10e6;
+    /** The least lead, in calls (or {@code leadCalls} if that is smaller). */
+    static final int MIN_LEAD_CALLS = 16;
 
     private final TaskKey key;
     private final PlanRequest request;
@@ -83,6 +90,8 @@ final class TaskTuning
 
     private long frozenFrom;
     private long lastRecorded = -1;
+    /** The last call index a converged plan was given up to ({@link #horizon()}); only grows. */
+    private long givenUpTo = -1;
     private long[] referenceSamples;
     private int referenceCount;
     private double referenceNs = Double.NaN;
@@ -171,11 +180,12 @@ final class TaskTuning
      * @param callIndex the leader's call, completed.
      * @param plan      the plan it ran.
      * @param nanos     its time in ns.
-     * @return true when the record published a round (the next candidate, a frozen plan, a re-tune); false when it
-     *         was one more sample of the round being measured, fed the drift watch of a converged plan, or was
-     *         ignored.
+     * @return how many records, this one included, a follower may get late ({@link OnlineTuner#record}): 0 when it
+     *         published a round (the next candidate, a frozen plan, a re-tune) or changed the lead; a quarter of the
+     *         lead for a converged plan's drift watch; {@link Integer#MAX_VALUE} for a sample of the round being
+     *         measured, or one ignored.
      */
-    synchronized boolean record(final long callIndex, final Plan plan, final long nanos)
+    synchronized int record(final long callIndex, final Plan plan, final long nanos)
     {
         if (nanos < 0)
         {
@@ -183,11 +193,23 @@ final class TaskTuning
         }
         final TuningRound round = published(callIndex, plan);
         lastRecorded = Math.max(lastRecorded, callIndex);
-        if (round.number() != rounds.size() - 1)
-        {
-            return false;
-        }
         final int published = rounds.size();
+        final int leadBefore = lead();
+        if (round.number() == rounds.size() - 1)
+        {
+            measure(round, callIndex, plan, nanos);
+        }
+        advanceHorizon();
+        if (rounds.size() != published || lead() != leadBefore)
+        {
+            return 0;
+        }
+        return frozenNow() && config.driftEnabled() ? Math.max(1, lead() / 4) : Integer.MAX_VALUE;
+    }
+
+    /** A record of the current round: a sample of the round being measured, or the drift watch's. */
+    private void measure(final TuningRound round, final long callIndex, final Plan plan, final long nanos)
+    {
         if (measuring)
         {
             final int offset = (int)(callIndex - round.firstCall());
@@ -212,7 +234,37 @@ final class TaskTuning
         {
             watch(nanos);
         }
-        return rounds.size() != published;
+    }
+
+    /** @return true while the last round is a converged plan's. */
+    private boolean frozenNow()
+    {
+        return status == TaskState.Status.CONVERGED && rounds.get(rounds.size() - 1).frozen();
+    }
+
+    /**
+     * @return the calls past the leader's last record a converged plan is given for: those that take about
+     *         {@value #LEAD_TARGET_NS} ns at its reference time, within [{@value #MIN_LEAD_CALLS}, {@code leadCalls}];
+     *         the least while the reference is being measured.
+     */
+    private int lead()
+    {
+        final int most = config.leadCalls();
+        final int least = Math.min(MIN_LEAD_CALLS, most);
+        if (referenceSamples == null || referenceCount < referenceSamples.length || !(referenceNs > 0))
+        {
+            return least;
+        }
+        return (int)Math.max(least, Math.min(most, Math.ceil(LEAD_TARGET_NS / referenceNs)));
+    }
+
+    /** Moves {@link #givenUpTo} on to {@link #lead()} past the last record, while a converged plan is given. */
+    private void advanceHorizon()
+    {
+        if (status == TaskState.Status.CONVERGED && rounds.get(rounds.size() - 1).open())
+        {
+            givenUpTo = Math.max(givenUpTo, Math.max(frozenFrom - 1, lastRecorded) + lead());
+        }
     }
 
     /**
@@ -226,10 +278,16 @@ final class TaskTuning
         lastRecorded = Math.max(lastRecorded, callIndex);
         failures++;
         lastFailure = plan.id() + " at call " + callIndex + ": " + reason;
-        if (round.number() != rounds.size() - 1)
+        if (round.number() == rounds.size() - 1)
         {
-            return;
+            abandon(round, plan);
         }
+        advanceHorizon();
+    }
+
+    /** A failure in the current round: the candidate, the confirmation or the converged plan is given up. */
+    private void abandon(final TuningRound round, final Plan plan)
+    {
         if (measuring && confirming)
         {
             measuring = false;
@@ -274,8 +332,8 @@ final class TaskTuning
     }
 
     /**
-     * @return the last call index a converged plan is given for: {@code leadCalls} past the leader's last record;
-     *         {@link Long#MAX_VALUE} with drift detection off.
+     * @return the last call index a converged plan is given for: {@link #lead()} past the leader's last record, never
+     *         less than before; {@link Long#MAX_VALUE} with drift detection off.
      */
     private long horizon()
     {
@@ -283,7 +341,7 @@ final class TaskTuning
         {
             return Long.MAX_VALUE;
         }
-        return Math.max(frozenFrom - 1, lastRecorded) + config.leadCalls();
+        return givenUpTo;
     }
 
     private TuningRound published(final long callIndex, final Plan plan)
@@ -578,6 +636,7 @@ final class TaskTuning
         driftRun = 0;
         driftRunNs = 0;
         convergences++;
+        advanceHorizon();
     }
 
     /** The drift watch: an exponential moving average of the converged plan's time against its reference. */

@@ -179,6 +179,24 @@ class OnlineTunerDriftTest
     }
 
     @Test
+    void shouldGiveAConvergedPlanAboutTenMillisecondsOfCallsPastTheLastRecord()
+    {
+        // 1 us calls: 10,000, capped at the default lead of 512; 100 us calls: 100; 1 ms calls: 10, raised to 16
+        final long[][] cases = {{1, OnlineTunerConfig.LEAD_DEFAULT}, {100, 100}, {1000, TaskTuning.MIN_LEAD_CALLS}};
+        for (final long[] c : cases)
+        {
+            final long scale = c[0];
+            final Leader leader = new Leader(new OnlineTuner(OnlineTunerConfig.defaults(), request -> DEFAULT,
+                RING_SIMPLE_P2P), REQUEST, plan -> BEFORE.nanos(plan) * scale);
+            assertTrue(leader.converge(10_000).converged());
+            final Plan best = leader.tuner.state(leader.key).bestPlan();
+            final long last = leader.next - 1;
+            assertEquals(best, leader.tuner.planFor(leader.key, REQUEST, last + c[1]), "x" + scale);
+            assertNull(leader.tuner.planFor(leader.key, REQUEST, last + c[1] + 1), "x" + scale);
+        }
+    }
+
+    @Test
     void shouldGiveTheConvergedPlanForEveryCallAndNeverRetuneWithDriftOff()
     {
         final Leader leader = converged(OnlineTunerConfig.defaults().withDrift(1.5, 0), 0.0);

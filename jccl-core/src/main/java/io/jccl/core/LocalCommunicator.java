@@ -305,11 +305,11 @@ final class LocalCommunicator implements Communicator
         if (call.task != null && rank == 0)
         {
             final long nanos = System.nanoTime() - call.boundNs;
-            final boolean prompt = group.online.record(call.task, call.taskIndex, call.tunedPlan, nanos);
+            final int allowed = group.online.record(call.task, call.taskIndex, call.tunedPlan, nanos);
             if (group.tunerNotices != null)
             {
                 // the other processes' tuners take the same records and publish the same rounds
-                group.tunerNotices.record(call.task, call.request, call.taskIndex, call.tunedPlan, nanos, prompt);
+                group.tunerNotices.record(call.task, call.request, call.taskIndex, call.tunedPlan, nanos, allowed);
             }
             if (group.trace != null)
             {

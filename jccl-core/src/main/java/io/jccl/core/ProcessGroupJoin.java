@@ -98,8 +98,7 @@ final class ProcessGroupJoin
                 final CommGroup tuned = group;
                 if (rank == 0)
                 {
-                    group.tunerNotices = new TunerReplication.Outbox(bootstrap::notifyPeers,
-                        group.online.config().leadCalls() / 4);
+                    group.tunerNotices = new TunerReplication.Outbox(bootstrap::notifyPeers);
                 }
                 else
                 {

@@ -21,12 +21,13 @@ import java.nio.charset.StandardCharsets;
  * publishes the same rounds. So every rank walks the same sequence of plans with no per-call handshake, and a rank
  * whose next round has not arrived keeps its call queued (the caller is not blocked).
  * <p>
- * A notice holds one or more records in order ({@link Outbox}): a record that published a round goes at once with
- * those held before it; the others (samples of the round being measured, a converged plan's drift watch) wait for
- * it, or for a batch of a quarter of the tuner's lead. The other processes then publish a prefix of rank 0's rounds
- * and give a converged plan to fewer calls than rank 0 does, never more, and still to enough: a batch leaves three
- * quarters of the lead. A message per call took an 8-byte AllReduce between two processes from about 1 to 35-40 us
- * once converged, and woke the other process's bootstrap thread between the search's samples.
+ * A notice holds one or more records in order ({@link Outbox}). A record that published a round, or changed a
+ * converged plan's lead, goes at once with those held before it. The others wait, each for as many records as
+ * {@link OnlineTuner#record} allows: a quarter of the lead for a converged plan's drift watch, and until the round's
+ * last sample for the samples of a round being measured. The other processes then publish a prefix of rank 0's
+ * rounds and give a converged plan to fewer calls than rank 0 does, never more, and still to enough: a batch leaves
+ * three quarters of the lead. A message per call took an 8-byte AllReduce between two processes from about 1 to
+ * 35-40 us once converged, and woke the other process's bootstrap thread between the search's samples.
  */
 final class TunerReplication
 {
@@ -45,32 +46,33 @@ final class TunerReplication
      */
     static final class Outbox
     {
-        private final java.util.function.Consumer<byte[]> sink;
-        private final int batch;
-        private final ByteBuffer held;
-        private int count;
+        /** The records held at most, whatever they allow (then they go early, which is always safe). */
+        static final int CAPACITY = 256;
 
-        /**
-         * @param sink  sends a notice to every other process.
-         * @param batch the most drift-watch records held before they go, at least 1.
-         */
-        Outbox(final java.util.function.Consumer<byte[]> sink, final int batch)
+        private final java.util.function.Consumer<byte[]> sink;
+        private final ByteBuffer held = ByteBuffer.allocate(Integer.BYTES + CAPACITY * RECORD_BYTES);
+        private int count;
+        /** The fewest records any record held allows to be held, itself included. */
+        private int limit = Integer.MAX_VALUE;
+
+        /** @param sink sends a notice to every other process. */
+        Outbox(final java.util.function.Consumer<byte[]> sink)
         {
             this.sink = sink;
-            this.batch = Math.max(1, batch);
-            this.held = ByteBuffer.allocate(Integer.BYTES + this.batch * RECORD_BYTES);
-            this.held.putInt(0);
+            held.putInt(0);
         }
 
         /**
-         * @param prompt what {@link OnlineTuner#record} said: true to send it (and those held) now.
+         * @param allowed what {@link OnlineTuner#record} said: how many records, this one included, may be held; 0
+         *                sends it (and those held) now.
          */
         void record(final TaskKey task, final PlanRequest request, final long index, final Plan plan,
-            final long nanos, final boolean prompt)
+            final long nanos, final int allowed)
         {
             encode(held, RECORD, task, request, index, plan, nanos, new byte[0]);
             count++;
-            if (prompt || count >= batch)
+            limit = Math.min(limit, allowed);
+            if (count >= limit || count >= CAPACITY)
             {
                 flush();
             }
@@ -100,6 +102,7 @@ final class TunerReplication
             held.clear();
             held.putInt(0);
             count = 0;
+            limit = Integer.MAX_VALUE;
             sink.accept(notice);
         }
     }

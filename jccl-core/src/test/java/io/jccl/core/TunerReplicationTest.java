@@ -12,6 +12,8 @@ import io.jccl.autotune.PlanRequest;
 import io.jccl.autotune.TaskKey;
 import io.jccl.autotune.TuningRound;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -31,39 +33,48 @@ class TunerReplicationTest
     private static final PlanRequest REQUEST = new PlanRequest(Collective.ALL_REDUCE, DataType.FLOAT32, 1 << 16, 2);
 
     @Test
-    void shouldHoldRecordsUntilOnePublishesOrTheBatchIsFullAndSendFailuresAtOnceInOrder()
+    void shouldHoldRecordsAsLongAsEveryOneHeldAllowsAndSendFailuresAtOnceInOrder()
     {
         final List<byte[]> sent = new ArrayList<>();
-        final TunerReplication.Outbox outbox = new TunerReplication.Outbox(sent::add, 3);
+        final TunerReplication.Outbox outbox = new TunerReplication.Outbox(sent::add);
         final OnlineTuner tuner = tuner(OnlineTunerConfig.defaults());
         final TaskKey task = tuner.key(REQUEST, ReduceOp.SUM, 1);
         final Plan plan = tuner.planFor(task, REQUEST, 0);
 
-        outbox.record(task, REQUEST, 0, plan, 10, false);
-        outbox.record(task, REQUEST, 1, plan, 10, false);
+        outbox.record(task, REQUEST, 0, plan, 10, 3);
+        outbox.record(task, REQUEST, 1, plan, 10, Integer.MAX_VALUE);
         assertEquals(0, sent.size(), "held");
-        outbox.record(task, REQUEST, 2, plan, 10, false);
-        assertEquals(List.of(3), counts(sent), "a full batch goes");
-        outbox.record(task, REQUEST, 3, plan, 10, true);
+        outbox.record(task, REQUEST, 2, plan, 10, 3);
+        assertEquals(List.of(3), counts(sent), "the first record allowed 3");
+        outbox.record(task, REQUEST, 3, plan, 10, 0);
         assertEquals(List.of(3, 1), counts(sent), "one that published goes at once");
-        outbox.record(task, REQUEST, 4, plan, 10, false);
+        outbox.record(task, REQUEST, 4, plan, 10, Integer.MAX_VALUE);
         outbox.failed(task, REQUEST, 5, plan, "timed out");
         assertEquals(List.of(3, 1, 1, 1), counts(sent), "a failure goes at once, after the one held before it");
         outbox.flush();
         assertEquals(4, sent.size(), "nothing left to flush");
+        for (int k = 0; k < TunerReplication.Outbox.CAPACITY; k++)
+        {
+            outbox.record(task, REQUEST, 6 + k, plan, 10, Integer.MAX_VALUE);
+        }
+        assertEquals(List.of(3, 1, 1, 1, TunerReplication.Outbox.CAPACITY), counts(sent), "full: sent");
     }
 
-    @Test
-    void shouldNeverGiveAFollowerAPlanTheLeaderDidNotGiveTheSameCall()
+    /**
+     * Leads of 8 calls (batches of 2, so the follower runs at the end of what it was sent most of the time), of 512
+     * (1 us calls) and of 16 (1 ms calls: the least lead, under the cap of 512).
+     */
+    @ParameterizedTest
+    @CsvSource({"8, 1000", "512, 1000", "512, 1000000"})
+    void shouldNeverGiveAFollowerAPlanTheLeaderDidNotGiveTheSameCall(final int leadCalls, final long unitNs)
     {
-        // a short lead: batches of 2, so the follower runs at the end of what it was sent most of the time
         final OnlineTunerConfig config = OnlineTunerConfig.defaults().withHold(2, 0).withBudgetCalls(40)
-            .withLeadCalls(8).withDrift(1.5, 5).withDriftMinMs(0);
+            .withLeadCalls(leadCalls).withDrift(1.5, 5).withDriftMinMs(0);
         final OnlineTuner leader = tuner(config);
         final OnlineTuner follower = tuner(config);
         final TaskKey task = leader.key(REQUEST, ReduceOp.SUM, 1);
         final TunerReplication.Outbox outbox = new TunerReplication.Outbox(
-            notice -> TunerReplication.apply(follower, notice, 1), config.leadCalls() / 4);
+            notice -> TunerReplication.apply(follower, notice, 1));
         final Random random = new Random(5);
         final List<Plan> led = new ArrayList<>();
         long followerNext = 0;
@@ -73,7 +84,7 @@ class TunerReplicationTest
             assertNotNull(plan, "the leader's call " + call);
             led.add(plan);
             // the cost jumps after 1500 calls: a re-tune, whose rounds must reach the follower too
-            final long nanos = 1000L * plan.channels() * (call < 1500 ? 1 : 40) + random.nextInt(100);
+            final long nanos = unitNs * plan.channels() * (call < 1500 ? 1 : 40) + random.nextInt(100);
             outbox.record(task, REQUEST, call, plan, nanos, leader.record(task, call, plan, nanos));
             // the follower binds as far as its tuner lets it, never past the leader
             for (Plan p; followerNext <= call && (p = follower.planFor(task, REQUEST, followerNext)) != null; )
