@@ -78,14 +78,24 @@ class TunerReplicationTest
         final Random random = new Random(5);
         final List<Plan> led = new ArrayList<>();
         long followerNext = 0;
-        for (long call = 0; call < 3000; call++)
+        for (long call = 0; call < 4000; call++)
         {
             final Plan plan = leader.planFor(task, REQUEST, call);
             assertNotNull(plan, "the leader's call " + call);
             led.add(plan);
-            // the cost jumps after 1500 calls: a re-tune, whose rounds must reach the follower too
+            // the cost jumps after 1500 calls: a drift re-tune, whose rounds must reach the follower too; call 2800
+            // fails, which re-tunes a converged plan at the horizon (the search has converged again by then)
             final long nanos = unitNs * plan.channels() * (call < 1500 ? 1 : 40) + random.nextInt(100);
-            outbox.record(task, REQUEST, call, plan, nanos, leader.record(task, call, plan, nanos));
+            if (call == 2800)
+            {
+                assertTrue(leader.state(task).converged(), "converged again before the failure");
+                leader.failed(task, call, plan, "synthetic");
+                outbox.failed(task, REQUEST, call, plan, "synthetic");
+            }
+            else
+            {
+                outbox.record(task, REQUEST, call, plan, nanos, leader.record(task, call, plan, nanos));
+            }
             // the follower binds as far as its tuner lets it, never past the leader
             for (Plan p; followerNext <= call && (p = follower.planFor(task, REQUEST, followerNext)) != null; )
             {
@@ -96,7 +106,7 @@ class TunerReplicationTest
                 call);
         }
         outbox.flush();
-        assertTrue(leader.state(task).retunes() >= 1, "the jump re-tuned");
+        assertTrue(leader.state(task).retunes() >= 2, "the jump and the failure re-tuned");
         final List<TuningRound> rounds = leader.rounds(task);
         assertEquals(rounds, follower.rounds(task), "the same rounds once every record arrived");
     }
