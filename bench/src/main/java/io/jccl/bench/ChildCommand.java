@@ -24,6 +24,14 @@ public final class ChildCommand
     public static final String ADD_EXPORTS = "--add-exports";
     /** Its value. */
     public static final String ADD_EXPORTS_VALUE = "java.base/jdk.internal.misc=ALL-UNNAMED";
+    /**
+     * A child bound to one CPU compiles in the thread that asks for a compilation instead of a compiler thread on
+     * the same CPU: a compilation in the background took the rank's CPU during the table (the bench's formatting
+     * code still compiled 30-90 times a second 6-7 s into a run, and the first row of
+     * {@code --nprocs 2 all_reduce_perf -b 8 -n 2000} read 1.3-3.8 us out of place against 0.65-0.9 in place).
+     * {@value #JAVA_OPTS_ENV_NAME} comes after it, so {@code -XX:+BackgroundCompilation} there undoes it.
+     */
+    public static final String BOUND_JVM_OPTION = "-Xbatch";
     /** Extra JVM options, words split at white space, as the script reads them. */
     public static final String JAVA_OPTS_ENV_NAME = "JCCL_BENCH_JAVA_OPTS";
 
@@ -154,12 +162,17 @@ public final class ChildCommand
 
     /**
      * @param rank the child, or -1 for the line without its CPU binding.
-     * @return the child's command line: {@code taskset -c CPU} when bound, java, JVM options, entry, tool and flags.
+     * @return the child's command line: {@code taskset -c CPU} and {@value #BOUND_JVM_OPTION} when bound, java, JVM
+     *         options, entry, tool and flags.
      */
     public List<String> command(final int rank)
     {
         final List<String> command = new ArrayList<>(rank < 0 ? List.of() : binding.prefix(rank));
         command.add(java);
+        if (rank >= 0 && binding.bound())
+        {
+            command.add(BOUND_JVM_OPTION);
+        }
         command.addAll(jvmOptions);
         command.addAll(entry);
         command.addAll(toolArgs);

@@ -28,6 +28,23 @@ class ChildCommandTest
     }
 
     @Test
+    void shouldCompileInTheAskingThreadWhenBoundToACpuUnlessTheJavaOptionsSayOtherwise()
+    {
+        final CpuBinding bound = CpuBinding.resolve(CpuBinding.CORE, 2, List.of(0, 1), "/usr/bin/taskset");
+        final ChildCommand command = new ChildCommand("java",
+            ChildCommand.jvmOptions(Map.of("JCCL_BENCH_JAVA_OPTS", "-XX:+BackgroundCompilation")),
+            ChildCommand.jarEntry(Path.of("/x/jccl-bench.jar")), List.of("all_reduce_perf"), 2, ID, bound);
+        assertEquals(List.of("/usr/bin/taskset", "-c", "1", "java", "-Xbatch", "--add-exports",
+            "java.base/jdk.internal.misc=ALL-UNNAMED", "-XX:+BackgroundCompilation", "-jar", "/x/jccl-bench.jar",
+            "all_reduce_perf"), command.command(1), "the option first, so that the user's come after it");
+        final ChildCommand unbound = new ChildCommand("java", ChildCommand.jvmOptions(Map.of()),
+            ChildCommand.jarEntry(Path.of("/x/jccl-bench.jar")), List.of("all_reduce_perf"), 2, ID,
+            CpuBinding.resolve(CpuBinding.NONE, 2, List.of(0, 1), "/usr/bin/taskset"));
+        assertEquals(List.of("java", "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "-jar",
+            "/x/jccl-bench.jar", "all_reduce_perf"), unbound.command(1), "children that float compile in the background");
+    }
+
+    @Test
     void shouldRunTheJarWhenGivenJarEntry()
     {
         final ChildCommand command = new ChildCommand("java", ChildCommand.jvmOptions(Map.of()),
