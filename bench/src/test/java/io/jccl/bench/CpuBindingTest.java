@@ -84,15 +84,15 @@ class CpuBindingTest
     }
 
     @Test
-    void shouldStartEachBoundChildUnderTasksetOnItsCpuAndLeaveTheRestOfTheLineAlone()
+    void shouldStartEachBoundChildUnderTasksetOnItsCpuCompilingInTheAskingThread()
     {
         final UniqueId id = UniqueId.create("127.0.0.1", 40_124);
         final ChildCommand command = new ChildCommand("java", List.of("-Xmx1g"),
             ChildCommand.jarEntry(Path.of("b.jar")), List.of("all_reduce_perf"), 2, id,
             CpuBinding.resolve(null, 2, List.of(2, 3), TASKSET));
         assertEquals(List.of("java", "-Xmx1g", "-jar", "b.jar", "all_reduce_perf"), command.command());
-        assertEquals(List.of(TASKSET, "-c", "3", "java", "-Xmx1g", "-jar", "b.jar", "all_reduce_perf"),
-            command.processBuilder(1).command());
+        assertEquals(List.of(TASKSET, "-c", "3", "java", ChildCommand.BOUND_JVM_OPTION, "-Xmx1g", "-jar", "b.jar",
+            "all_reduce_perf"), command.processBuilder(1).command());
         assertThrows(IllegalArgumentException.class, () -> command.processBuilder(2));
     }
 
