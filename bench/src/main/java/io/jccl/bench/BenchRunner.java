@@ -81,9 +81,9 @@ public final class BenchRunner
     /** The most calls {@code --tuner auto} queues before it asks whether the size's task converged. */
     private static final int TUNE_BURST_MAX = 64;
     /** {@code --jit-warmup-ms} goes on past its budget until no JIT compiled for this long, in ms. */
-    static final long JIT_QUIET_MS = 300;
+    private static final long JIT_QUIET_MS = 300;
     /** ... but for at most this long past the budget, in ms. */
-    static final long JIT_QUIET_MAX_EXTRA_MS = 5_000;
+    private static final long JIT_QUIET_MAX_EXTRA_MS = 5_000;
     private static final long DIRECT_MEMORY_RESERVE = 1L << 30;
 
     private final BenchTool tool;
@@ -559,6 +559,32 @@ public final class BenchRunner
         }
     }
 
+    /**
+     * Whether a JIT warm-up goes on after a round: while its budget lasts, then, with {@code jit}, while any process's
+     * JIT compiled in the last {@value #JIT_QUIET_MS} ms, at most {@value #JIT_QUIET_MAX_EXTRA_MS} ms more. Rank 0's
+     * clock decides for every thread of every process, so that all make the same calls.
+     *
+     * @param sync     where the ranks agree.
+     * @param thread   this bench thread.
+     * @param jit      this JVM's JIT activity, or null to stop at the budget.
+     * @param startNs  {@code System.nanoTime()} at the warm-up's start.
+     * @param budgetNs the warm-up's budget.
+     * @return true to run another round.
+     */
+    static boolean warmUpGoesOn(final BenchSync sync, final int thread, final JitActivity jit, final long startNs,
+        final long budgetNs)
+    {
+        final long nowNs = System.nanoTime();
+        // any process whose JIT still compiles keeps every rank going; rank 0's clock still decides
+        final boolean jitBusy = jit != null &&
+            sync.allReduce(thread, jit.compiledWithin(nowNs, JIT_QUIET_MS) ? 1 : 0, ThreadSync.MAX) > 0.5;
+        final long elapsedNs = nowNs - startNs;
+        final double goOn = elapsedNs < budgetNs ||
+            jitBusy && elapsedNs < budgetNs + JIT_QUIET_MAX_EXTRA_MS * 1_000_000L ? 1 : 0;
+        // a half, not 0: across processes the 1 or 0 comes through a FLOAT64 AllReduce
+        return sync.allReduce(thread, goOn, ThreadSync.RANK0) > 0.5;
+    }
+
     /** Closes the JIT warm-up's ranks, if any are open: thread 0 once every thread has warmed up, or at the end. */
     private void closeWarmComms()
     {
@@ -857,15 +883,7 @@ public final class BenchRunner
                     sync.allReduce(thread, wrong, ThreadSync.SUM);
                 }
                 iter = (iter + burst) % (options.iters() - burst + 1);
-                final long nowNs = System.nanoTime();
-                // any process whose JIT still compiles keeps every rank going; rank 0's clock still decides
-                final boolean jitBusy = jit != null &&
-                    sync.allReduce(thread, jit.compiledWithin(nowNs, JIT_QUIET_MS) ? 1 : 0, ThreadSync.MAX) > 0.5;
-                final long elapsedNs = nowNs - startNs;
-                final double goOn = elapsedNs < budgetNs ||
-                    jitBusy && elapsedNs < budgetNs + JIT_QUIET_MAX_EXTRA_MS * 1_000_000L ? 1 : 0;
-                // a half, not 0: across processes the 1 or 0 comes through a FLOAT64 AllReduce
-                more = sync.allReduce(thread, goOn, ThreadSync.RANK0) > 0.5;
+                more = warmUpGoesOn(sync, thread, jit, startNs, budgetNs);
             }
         }
 

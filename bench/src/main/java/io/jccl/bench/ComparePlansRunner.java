@@ -163,8 +163,7 @@ public final class ComparePlansRunner
 
     /**
      * {@code --jit-warmup-ms}: untimed calls of every plan in turn, on the largest size then the smallest, and on
-     * the smallest until no process's JIT compiled for {@value BenchRunner#JIT_QUIET_MS} ms (at most
-     * {@value BenchRunner#JIT_QUIET_MAX_EXTRA_MS} ms more).
+     * the smallest until no process's JIT is compiling ({@link BenchRunner#warmUpGoesOn}).
      */
     private void jitWarmUp(final DataType type, final ReduceOp op, final int root)
     {
@@ -188,17 +187,10 @@ public final class ComparePlansRunner
                     startAll(planComms, shape, type, op, root, 0);
                     completeAll();
                 }
-                // then on while any process's JIT compiles, as BenchRunner's warm-up: with a CPU per process, a
-                // compilation beside a rank made half the launches time 50-500 us calls that took 4-6
-                final long nowNs = System.nanoTime();
-                final boolean jitBusy = untilJitQuiet && sync.allReduce(0,
-                    jit.compiledWithin(nowNs, BenchRunner.JIT_QUIET_MS) ? 1 : 0, ThreadSync.MAX) > 0.5;
-                final long elapsedNs = nowNs - startNs;
-                final boolean goOn = elapsedNs < budgetNs / 2 ||
-                    jitBusy && elapsedNs < budgetNs / 2 + BenchRunner.JIT_QUIET_MAX_EXTRA_MS * 1_000_000L;
-                // rank 0's clock decides for every process, so that all make the same calls (a half, not 0: the 1
-                // or 0 comes through a FLOAT64 AllReduce)
-                more = sync.allReduce(0, goOn ? 1 : 0, ThreadSync.RANK0) > 0.5;
+                // on the smallest size then on while any process's JIT compiles, as BenchRunner's warm-up: with a
+                // CPU per process, a compilation beside a rank made half the launches time 50-500 us calls that took
+                // 4-6
+                more = BenchRunner.warmUpGoesOn(sync, 0, untilJitQuiet ? jit : null, startNs, budgetNs / 2);
             }
         }
     }

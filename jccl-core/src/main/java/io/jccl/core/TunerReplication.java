@@ -33,6 +33,7 @@ final class TunerReplication
 {
     private static final byte RECORD = 1;
     private static final byte FAILED = 2;
+    private static final byte[] NO_REASON = new byte[0];
     /** The bytes of a record without its reason. */
     private static final int RECORD_BYTES = 1 + 4 * 4 + 8 * 2 + 8 + 4 * 2 + 1 + 8 + 4 * 6 + 8 + 4;
 
@@ -69,7 +70,7 @@ final class TunerReplication
         void record(final TaskKey task, final PlanRequest request, final long index, final Plan plan,
             final long nanos, final int allowed)
         {
-            encode(held, RECORD, task, request, index, plan, nanos, new byte[0]);
+            encode(held, RECORD, task, request, index, plan, nanos, NO_REASON);
             count++;
             limit = Math.min(limit, allowed);
             if (count >= limit || count >= CAPACITY)
@@ -83,7 +84,7 @@ final class TunerReplication
             final String reason)
         {
             flush();
-            final byte[] why = reason == null ? new byte[0] : reason.getBytes(StandardCharsets.UTF_8);
+            final byte[] why = reason == null ? NO_REASON : reason.getBytes(StandardCharsets.UTF_8);
             final ByteBuffer one = ByteBuffer.allocate(Integer.BYTES + RECORD_BYTES + why.length);
             one.putInt(1);
             encode(one, FAILED, task, request, index, plan, 0, why);
