@@ -71,7 +71,8 @@ final class ProcessGroupJoin
             // every rank decides alike: the peer table is the same everywhere and the pins are compared below
             if (topology.hosts() > 1 || context.constraints().transport() == TransportKind.NET)
             {
-                net = NetTransport.start(NetConfig.fromEnvironment(System.getenv(), id.host(), context.timeoutMs()));
+                net = NetTransport.start(NetConfig.fromEnvironment(System.getenv(), id.host(), context.timeoutMs()),
+                    id.secret());
                 final byte[][] gathered = bootstrap.allGather(net.endpoint().getBytes(StandardCharsets.US_ASCII));
                 final String[] endpoints = new String[size];
                 java.util.Arrays.setAll(endpoints, r -> new String(gathered[r], StandardCharsets.US_ASCII));

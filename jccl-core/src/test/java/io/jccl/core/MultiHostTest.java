@@ -5,6 +5,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -22,8 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Ranks on several hosts: child JVMs in network namespaces joined by veth links at MTU 9000 ({@link NetNamespaces}),
- * each namespace its own host ({@code JCCL_HOSTID}), so pairs across namespaces go over Aeron UDP and pairs inside
- * one over shared memory. The grid of {@link MultiProcessChild} is exact on every rank, with 1% of UDP packets
+ * each namespace its own host ({@code JCCL_HOSTID}), so pairs across namespaces go over Aeron UDP (or TCP, with
+ * {@code JCCL_NET=tcp}) and pairs inside one over shared memory. The grid of {@link MultiProcessChild} is exact on every rank, with 1% of UDP packets
  * dropped too; a killed rank becomes a named error on every survivor, a stopped one is waited for; nothing of jccl's
  * is left in {@code /dev/shm}. Skips, saying why, only where namespaces cannot be made (not root, no iproute2).
  */
@@ -117,6 +119,16 @@ class MultiHostTest
         runGrid(new int[] {0, 0, 1, 2});
     }
 
+    /** The TCP wire ({@code JCCL_NET=tcp}) carries the same grid across three hosts. */
+    @Test
+    @Timeout(300)
+    void shouldGiveExactResultsOverTcpWithFourRanksOnThreeHosts() throws Exception
+    {
+        makeHosts(3);
+        env = Map.of("JCCL_NET", "tcp");
+        runGrid(new int[] {0, 1, 1, 2});
+    }
+
     @Test
     @Timeout(300)
     void shouldGiveExactResultsWithTheTreeChainingEachHostAndTreeingTheHosts() throws Exception
@@ -139,11 +151,13 @@ class MultiHostTest
             "packets dropped: " + hosts.droppedUdp(0) + " and " + hosts.droppedUdp(1));
     }
 
-    @Test
+    @ParameterizedTest
+    @ValueSource(strings = {"aeron", "tcp"})
     @Timeout(180)
-    void shouldBreakEverySurvivorNamingTheDeadRankWhenARankOnAnotherHostIsKilled() throws Exception
+    void shouldBreakEverySurvivorNamingTheDeadRankWhenARankOnAnotherHostIsKilled(final String wire) throws Exception
     {
         makeHosts(3);
+        env = Map.of("JCCL_NET", wire);
         final int[] hostOfRank = {0, 1, 2};
         final int victim = 1;
         final UniqueId id = UniqueId.create(hosts.address(0), 29500);
@@ -171,11 +185,13 @@ class MultiHostTest
         assertNothingLeft(id);
     }
 
-    @Test
+    @ParameterizedTest
+    @ValueSource(strings = {"aeron", "tcp"})
     @Timeout(180)
-    void shouldFinishExactlyWhenARankOnAnotherHostIsStoppedForThreeSeconds() throws Exception
+    void shouldFinishExactlyWhenARankOnAnotherHostIsStoppedForThreeSeconds(final String wire) throws Exception
     {
         makeHosts(2);
+        env = Map.of("JCCL_NET", wire);
         final int[] hostOfRank = {0, 1};
         final UniqueId id = UniqueId.create(hosts.address(0), 29500);
         final Process[] ranks = new Process[2];

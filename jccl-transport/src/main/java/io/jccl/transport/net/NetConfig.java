@@ -29,6 +29,9 @@ import java.util.Map;
  *     receive window is half a term, capped by the socket receive buffer the kernel allows.</li>
  *     <li>{@code JCCL_AERON_DIR} or the system property {@code aeron.dir}: use the media driver already running
  *     there instead of an embedded one.</li>
+ *     <li>{@code JCCL_NET}: what carries the frames, {@code aeron} (Aeron UDP, the default) or {@code tcp} (a TCP
+ *     connection to each peer process, as NCCL's socket transport; the MTU, term and Aeron settings then do not
+ *     apply).</li>
  * </ul>
  *
  * @param bindAddress  the IPv4 address this process receives on.
@@ -38,10 +41,22 @@ import java.util.Map;
  * @param timeoutMs    the deadline; Aeron's liveness and connection timeouts follow from it, so a pause shorter
  *                     than the deadline never reads as a death.
  * @param aeronDir     an external media driver's directory, or null for an embedded driver.
+ * @param wire         what carries the frames between processes.
  */
 public record NetConfig(String bindAddress, int mtu, int termLength, int socketBuffer, long timeoutMs,
-    String aeronDir)
+    String aeronDir, Wire wire)
 {
+    /** What carries the network transport's frames between processes. */
+    public enum Wire
+    {
+        /** Aeron UDP: one publication per peer process and one subscription, through a media driver. */
+        AERON,
+        /** One TCP connection to each peer process it sends to, with no media driver. */
+        TCP
+    }
+
+    /** Variable choosing the wire: {@code aeron} or {@code tcp}. */
+    public static final String WIRE_ENV = "JCCL_NET";
     /** Variable naming the address to bind. */
     public static final String SOCKET_ADDR_ENV = "JCCL_SOCKET_ADDR";
     /** Variable naming the interface to bind. */
@@ -71,10 +86,15 @@ public record NetConfig(String bindAddress, int mtu, int termLength, int socketB
      * @param socketBuffer the socket buffers to ask for, at least 64K.
      * @param timeoutMs    the deadline, positive.
      * @param aeronDir     an external media driver's directory, or null.
+     * @param wire         what carries the frames.
      * @throws JcclInvalidArgumentException naming the bad setting.
      */
     public NetConfig
     {
+        if (wire == null)
+        {
+            throw new JcclInvalidArgumentException("wire is null");
+        }
         if (bindAddress == null || bindAddress.isEmpty())
         {
             throw new JcclInvalidArgumentException("bindAddress is empty");
@@ -100,6 +120,28 @@ public record NetConfig(String bindAddress, int mtu, int termLength, int socketB
     }
 
     /**
+     * Aeron UDP settings.
+     *
+     * @param bindAddress  the IPv4 address this process receives on.
+     * @param mtu          Aeron's MTU, a multiple of 32 in 1024..32768.
+     * @param termLength   Aeron's term length, a power of two in 64K..1G.
+     * @param socketBuffer the socket buffers to ask for, at least 64K.
+     * @param timeoutMs    the deadline, positive.
+     * @param aeronDir     an external media driver's directory, or null.
+     */
+    public NetConfig(final String bindAddress, final int mtu, final int termLength, final int socketBuffer,
+        final long timeoutMs, final String aeronDir)
+    {
+        this(bindAddress, mtu, termLength, socketBuffer, timeoutMs, aeronDir, Wire.AERON);
+    }
+
+    /** @return the same settings carried by {@code wire}. */
+    public NetConfig withWire(final Wire wire)
+    {
+        return new NetConfig(bindAddress, mtu, termLength, socketBuffer, timeoutMs, aeronDir, wire);
+    }
+
+    /**
      * @param env            the environment ({@code System.getenv()}).
      * @param rendezvousHost where rank 0 listens: the default bind address is the one that reaches it.
      * @param timeoutMs      the communicator's deadline.
@@ -116,7 +158,15 @@ public record NetConfig(String bindAddress, int mtu, int termLength, int socketB
         final String termText = env.get(TERM_LENGTH_ENV);
         final int term = termText != null ? parseSize(TERM_LENGTH_ENV, termText) : DEFAULT_TERM_LENGTH;
         final String dir = env.getOrDefault(AERON_DIR_ENV, System.getProperty("aeron.dir"));
-        return new NetConfig(bind.getHostAddress(), mtu, term, socketBufferLimit(), timeoutMs, dir);
+        final String wireText = env.getOrDefault(WIRE_ENV, "aeron").trim().toLowerCase(java.util.Locale.ROOT);
+        final Wire wire = switch (wireText)
+        {
+            case "aeron", "udp" -> Wire.AERON;
+            case "tcp", "socket" -> Wire.TCP;
+            default -> throw new JcclInvalidArgumentException(WIRE_ENV + "=" + env.get(WIRE_ENV) +
+                " is neither aeron nor tcp");
+        };
+        return new NetConfig(bind.getHostAddress(), mtu, term, socketBufferLimit(), timeoutMs, dir, wire);
     }
 
     /** @return the receive window: half a term, capped by the socket buffer. */

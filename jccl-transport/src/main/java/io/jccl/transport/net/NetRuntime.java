@@ -20,8 +20,9 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
 
 /**
- * The process's Aeron and its one network thread: one client and, unless an external driver's directory is given,
- * one embedded media driver, shared by every communicator of the process and closed with the last one.
+ * The process's one network thread and, once a communicator uses the Aeron wire, its Aeron: one client and, unless
+ * an external driver's directory is given, one embedded media driver, shared by every communicator of the process and
+ * closed with the last one. The TCP wire needs no Aeron: its duty is the rings and the sockets.
  * <p>
  * The embedded driver runs in INVOKER threading mode and the client with its conductor invoker: the driver's
  * conductor, sender and receiver duty cycles, the client's conductor and every communicator's rings all run in one
@@ -51,27 +52,23 @@ final class NetRuntime
     private static final long PARK_NS = 50_000;
     private static final int YIELDS_BEFORE_PARK = 200;
 
-    private final MediaDriver driver;
-    private final Aeron aeron;
-    private final String directory;
-    private final AgentInvoker driverInvoker;
-    private final AgentInvoker conductorInvoker;
-    private final Lock clientLock;
     private final Thread agent;
     private volatile NetTransport[] transports = new NetTransport[0];
     private volatile boolean running = true;
     /** Held through a duty cycle: one thread at a time runs the driver, the client and the rings. */
     private final ReentrantLock duty = new ReentrantLock();
+    /** Aeron's client and driver, started by the first user of the Aeron wire; null while none has come. */
+    private volatile AeronParts aeronParts;
     private int users;
 
-    private NetRuntime(final MediaDriver driver, final Aeron aeron, final String directory, final Lock clientLock)
+    /** The client, its driver (null when external) and the invokers that run them in the duty cycle. */
+    private record AeronParts(MediaDriver driver, Aeron aeron, String directory, AgentInvoker driverInvoker,
+        AgentInvoker conductorInvoker, Lock clientLock)
     {
-        this.driver = driver;
-        this.aeron = aeron;
-        this.directory = directory;
-        this.clientLock = clientLock;
-        this.driverInvoker = driver == null ? null : driver.sharedAgentInvoker();
-        this.conductorInvoker = aeron.conductorAgentInvoker();
+    }
+
+    private NetRuntime()
+    {
         this.agent = new Thread(this::run, "jccl-net");
         agent.setDaemon(true);
         agent.start();
@@ -120,18 +117,22 @@ final class NetRuntime
             {
                 work += t.doOutbound();
             }
-            if (driverInvoker != null && clientLock.tryLock())
+            final AeronParts a = aeronParts;
+            if (a != null)
             {
-                try
+                if (a.driverInvoker != null && a.clientLock.tryLock())
                 {
-                    work += driverInvoker.invoke();
+                    try
+                    {
+                        work += a.driverInvoker.invoke();
+                    }
+                    finally
+                    {
+                        a.clientLock.unlock();
+                    }
                 }
-                finally
-                {
-                    clientLock.unlock();
-                }
+                work += a.conductorInvoker.invoke();
             }
-            work += conductorInvoker.invoke();
             for (final NetTransport t : transports)
             {
                 work += t.doInbound();
@@ -184,7 +185,7 @@ final class NetRuntime
     {
         if (current == null)
         {
-            current = start(config);
+            current = new NetRuntime();
         }
         current.users++;
         return current;
@@ -207,37 +208,54 @@ final class NetRuntime
                 {
                     Thread.currentThread().interrupt();
                 }
-                aeron.close();
-                if (driver != null)
+                final AeronParts a = aeronParts;
+                aeronParts = null;
+                if (a != null)
                 {
-                    driver.close();
-                    IoUtil.delete(Path.of(directory).toFile(), true);
-                    // a peer killed on this host during the run left its directory: gone before this process is
-                    sweepDeadDrivers(Path.of(directory).getParent());
+                    a.aeron.close();
+                    if (a.driver != null)
+                    {
+                        a.driver.close();
+                        IoUtil.delete(Path.of(a.directory).toFile(), true);
+                        // a peer killed on this host during the run left its directory: gone before this process is
+                        sweepDeadDrivers(Path.of(a.directory).getParent());
+                    }
                 }
             }
         }
     }
 
-    /** @return the directory of the runtime in use, or null when none is. */
+    /** @return the Aeron directory of the runtime in use, or null when none is or it runs no Aeron. */
     static synchronized String currentDirectory()
     {
-        return current == null ? null : current.directory;
+        final AeronParts a = current == null ? null : current.aeronParts;
+        return a == null ? null : a.directory;
     }
 
-    /** @return the client. */
-    Aeron aeron()
+    /**
+     * @param config the first Aeron user's settings start the client and the driver; later users share them.
+     * @return the client.
+     */
+    Aeron aeron(final NetConfig config)
     {
-        return aeron;
+        synchronized (NetRuntime.class)
+        {
+            if (aeronParts == null)
+            {
+                aeronParts = startAeron(config);
+            }
+            return aeronParts.aeron;
+        }
     }
 
-    /** @return the driver's directory. */
+    /** @return the Aeron driver's directory, or null when no Aeron runs. */
     String directory()
     {
-        return directory;
+        final AeronParts a = aeronParts;
+        return a == null ? null : a.directory;
     }
 
-    private static NetRuntime start(final NetConfig config)
+    private static AeronParts startAeron(final NetConfig config)
     {
         final long timeoutNs = TimeUnit.MILLISECONDS.toNanos(config.timeoutMs());
         MediaDriver driver = null;
@@ -298,7 +316,9 @@ final class NetRuntime
             {
                 clientContext.driverAgentInvoker(driver.sharedAgentInvoker());
             }
-            return new NetRuntime(driver, Aeron.connect(clientContext), dir, lock);
+            final Aeron aeron = Aeron.connect(clientContext);
+            return new AeronParts(driver, aeron, dir, driver == null ? null : driver.sharedAgentInvoker(),
+                aeron.conductorAgentInvoker(), lock);
         }
         catch (final RuntimeException ex)
         {

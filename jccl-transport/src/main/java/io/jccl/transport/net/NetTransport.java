@@ -1,15 +1,11 @@
 package io.jccl.transport.net;
 
-import io.aeron.ExclusivePublication;
-import io.aeron.Image;
 import io.aeron.Publication;
-import io.aeron.Subscription;
 import io.aeron.logbuffer.FragmentHandler;
 import io.aeron.logbuffer.Header;
 import io.jccl.JcclException;
 import io.jccl.JcclRemoteException;
 import io.jccl.JcclSystemException;
-import io.jccl.JcclTimeoutException;
 import io.jccl.Protocol;
 import io.jccl.kernels.Device;
 import io.jccl.kernels.HostDevice;
@@ -36,9 +32,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * Connections between ranks over Aeron UDP: the transport between hosts (and, when pinned, between any two ranks).
+ * Connections between ranks over the network: the transport between hosts (and, when pinned, between any two ranks),
+ * carried by Aeron UDP ({@link AeronCarrier}, the default) or TCP ({@link TcpCarrier}; {@code JCCL_NET=tcp}).
  * <p>
- * Each communicator's process has one subscription on its own UDP endpoint (an ephemeral port on the bound address,
+ * Over Aeron, each communicator's process has one subscription on its own UDP endpoint (an ephemeral port on the bound address,
  * published through the bootstrap) and one exclusive publication per peer process it talks to, carrying every
  * channel and protocol of every rank pair between the two processes. A connection (sender, receiver, channel,
  * protocol) is two rings of {@link FifoDescriptor#SLOTS} slots, each a plain SIMPLE-framed FIFO in process memory:
@@ -83,11 +80,10 @@ public final class NetTransport implements AutoCloseable
     private final NetConfig config;
     private final NetRuntime runtime;
     private final Device device;
-    private final Subscription subscription;
-    private final String endpoint;
+    private final Carrier carrier;
     private final ConcurrentHashMap<Long, SendRing> sendByKey = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, RecvRing> recvByKey = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, ExclusivePublication> publications = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Carrier.Link> links = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<Object> newRings = new ConcurrentLinkedQueue<>();
     private final AtomicLong bytesSent = new AtomicLong();
     private final AtomicLong bytesReceived = new AtomicLong();
@@ -108,33 +104,42 @@ public final class NetTransport implements AutoCloseable
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
     private final FragmentHandler handler = this::onFragment;
 
-    private NetTransport(final NetConfig config, final NetRuntime runtime, final Device device)
+    private NetTransport(final NetConfig config, final NetRuntime runtime, final Device device, final byte[] token)
     {
         this.config = config;
         this.runtime = runtime;
         this.device = device;
-        final String channel = "aeron:udp?endpoint=" + config.bindAddress() + ":0|rcv-wnd=" +
-            config.receiveWindow() + "|so-rcvbuf=" + config.socketBuffer();
-        this.subscription = runtime.aeron().addSubscription(channel, STREAM_ID, image -> { },
-            this::onUnavailableImage);
-        this.endpoint = resolveEndpoint(subscription, config.timeoutMs());
+        this.carrier = config.wire() == NetConfig.Wire.TCP ? new TcpCarrier(config, token, this::lost) :
+            new AeronCarrier(config, runtime.aeron(config), this::lost);
         runtime.add(this);
     }
 
     /**
-     * Starts this communicator's part: the process's Aeron (an embedded media driver unless the config names an
-     * external one) and a subscription on the bound address.
+     * Starts the transport with a random secret, for ranks of one process (every connection is to itself).
      *
      * @param config the settings.
-     * @return the transport; {@link #connect(String[])} names the peers.
-     * @throws JcclSystemException if Aeron cannot start or {@code /dev/shm} lacks the space.
+     * @return a transport receiving on its own endpoint, served by the process's network thread.
+     * @throws JcclSystemException if the media driver, the client or the socket cannot start.
      */
     public static NetTransport start(final NetConfig config)
+    {
+        final byte[] token = new byte[16];
+        new java.security.SecureRandom().nextBytes(token);
+        return start(config, token);
+    }
+
+    /**
+     * @param config the settings.
+     * @param token  the communicator's secret: what a TCP peer presents before its frames count.
+     * @return a transport receiving on its own endpoint, served by the process's network thread.
+     * @throws JcclSystemException if the media driver, the client or the socket cannot start.
+     */
+    public static NetTransport start(final NetConfig config, final byte[] token)
     {
         final NetRuntime runtime = NetRuntime.acquire(config);
         try
         {
-            return new NetTransport(config, runtime, HostDevice.INSTANCE);
+            return new NetTransport(config, runtime, HostDevice.INSTANCE, token);
         }
         catch (final RuntimeException ex)
         {
@@ -147,7 +152,7 @@ public final class NetTransport implements AutoCloseable
     /** @return where this process receives: {@code address:port}. */
     public String endpoint()
     {
-        return endpoint;
+        return carrier.endpoint();
     }
 
     /** @return the settings. */
@@ -166,10 +171,13 @@ public final class NetTransport implements AutoCloseable
     public void connect(final String[] endpoints)
     {
         final long peers = java.util.Arrays.stream(endpoints).distinct().count();
-        checkSpace(Path.of(runtime.directory()).getParent() == null ? Path.of("/dev/shm") :
+        if (config.wire() == NetConfig.Wire.AERON)
+        {
+            checkSpace(Path.of(runtime.directory()).getParent() == null ? Path.of("/dev/shm") :
             Path.of(runtime.directory()).getParent(), peers * 2 * logLength(config.termLength()),
             "the network transport's log buffers (a publication and an image of 3 terms of " +
             config.termLength() + " bytes per peer process; lower " + NetConfig.TERM_LENGTH_ENV + ")");
+        }
         this.endpointOfRank = endpoints.clone();
     }
 
@@ -192,7 +200,7 @@ public final class NetTransport implements AutoCloseable
         return sendByKey.computeIfAbsent(key, k ->
         {
             final SendRing ring = new SendRing(k, InProcessFifo.staging(device,
-                ProtocolDescriptor.payloadLength(protocol), from, to), publication(to), runtime);
+                ProtocolDescriptor.payloadLength(protocol), from, to), link(to), runtime);
             newRings.add(ring);
             return ring;
         }).workerEnd;
@@ -213,8 +221,8 @@ public final class NetTransport implements AutoCloseable
     /** @return bytes sent and received, and how often a publication pushed back, for the debug summary. */
     public String describe()
     {
-        return "net " + endpoint + " mtu " + config.mtu() + " term " + config.termLength() + " window " +
-            config.receiveWindow() + ": sent " + bytesSent.get() + " B, received " + bytesReceived.get() +
+        return "net " + carrier.endpoint() + (config.wire() == NetConfig.Wire.TCP ? " tcp" : " aeron mtu " +
+            config.mtu() + " term " + config.termLength() + " window " + config.receiveWindow()) + ": sent " + bytesSent.get() + " B, received " + bytesReceived.get() +
             " B, back-pressured " + backPressured.get() + " times";
     }
 
@@ -233,8 +241,8 @@ public final class NetTransport implements AutoCloseable
         closing = true;
         running = false;
         runtime.remove(this);
-        publications.values().forEach(Publication::close);
-        subscription.close();
+        links.values().forEach(Carrier.Link::close);
+        carrier.close();
         runtime.release();
         sendByKey.values().forEach(r -> r.fifo.close());
         recvByKey.values().forEach(r -> r.fifo.close());
@@ -277,23 +285,21 @@ public final class NetTransport implements AutoCloseable
         return recvByKey.computeIfAbsent(key, k ->
         {
             final RecvRing ring = new RecvRing(k, InProcessFifo.staging(device,
-                ProtocolDescriptor.payloadLength(keyProtocol(k)), keyFrom(k), keyTo(k)), publication(keyFrom(k)),
+                ProtocolDescriptor.payloadLength(keyProtocol(k)), keyFrom(k), keyTo(k)), link(keyFrom(k)),
                 runtime);
             newRings.add(ring);
             return ring;
         });
     }
 
-    private ExclusivePublication publication(final int rank)
+    private Carrier.Link link(final int rank)
     {
         final String[] endpoints = endpointOfRank;
         if (endpoints == null)
         {
             throw new IllegalStateException("the network transport is not connected yet");
         }
-        return publications.computeIfAbsent(endpoints[rank], e -> runtime.aeron().addExclusivePublication(
-            "aeron:udp?endpoint=" + e + "|mtu=" + config.mtu() + "|term-length=" + config.termLength() +
-            "|so-sndbuf=" + config.socketBuffer(), STREAM_ID));
+        return links.computeIfAbsent(endpoints[rank], carrier::link);
     }
 
     // ---- on the network thread ----
@@ -323,6 +329,7 @@ public final class NetTransport implements AutoCloseable
             {
                 work += credit(recvList.get(i));
             }
+            work += carrier.duty();
         }
         catch (final RuntimeException ex)
         {
@@ -345,7 +352,7 @@ public final class NetTransport implements AutoCloseable
         }
         try
         {
-            return subscription.poll(handler, FRAGMENT_LIMIT);
+            return carrier.poll(handler, FRAGMENT_LIMIT);
         }
         catch (final RuntimeException ex)
         {
@@ -387,7 +394,7 @@ public final class NetTransport implements AutoCloseable
     {
         int work = 0;
         final RecvConnector src = r.agentEnd;
-        final int maxData = r.publication.maxPayloadLength() - HEADER_LENGTH;
+        final int maxData = r.link.maxPayloadLength() - HEADER_LENGTH;
         while (r.sent - r.credit < FifoDescriptor.SLOTS && src.hasData())
         {
             final int length = src.dataLength();
@@ -404,7 +411,7 @@ public final class NetTransport implements AutoCloseable
                 final int n = Math.min(maxData, length - r.at);
                 header.putInt(AT_OFFSET, r.at);
                 view.wrap(address + r.at, n);
-                final long result = r.publication.offer(header, 0, HEADER_LENGTH, view, 0, n);
+                final long result = r.link.offer(header, HEADER_LENGTH, view, 0, n);
                 if (result < 0)
                 {
                     if (result == Publication.CLOSED || result == Publication.MAX_POSITION_EXCEEDED)
@@ -430,7 +437,10 @@ public final class NetTransport implements AutoCloseable
     private int credit(final RecvRing r)
     {
         final long head = r.fifo.released();
-        if (head == r.credited)
+        // credit by halves of the ring, or along with frames going to the sender anyway: a packet per released
+        // slot costs small calls a third of their packets (the sender never waits on it: with the whole ring
+        // unreleased-yet-uncredited it has at least half a ring of credit coming)
+        if (head - r.credited < FifoDescriptor.SLOTS / 2 && (head == r.credited || !r.link.pending()))
         {
             return 0;
         }
@@ -438,7 +448,7 @@ public final class NetTransport implements AutoCloseable
         header.putInt(LENGTH_OFFSET, 0);
         header.putLong(KEY_OFFSET, r.key);
         header.putLong(NUMBER_OFFSET, head);
-        if (r.publication.offer(header, 0, HEADER_LENGTH) < 0)
+        if (r.link.offer(header, HEADER_LENGTH) < 0)
         {
             backPressured.incrementAndGet();
             return 0;
@@ -494,26 +504,20 @@ public final class NetTransport implements AutoCloseable
         return view;
     }
 
-    private void onUnavailableImage(final Image image)
+    /** A peer process is gone: every rank it holds is named in the error. */
+    private void lost(final String peer, final boolean exact, final String how)
     {
-        if (closing || image.isEndOfStream())
-        {
-            return;
-        }
-        final String source = image.sourceIdentity();
-        final String host = source.contains(":") ? source.substring(0, source.lastIndexOf(':')) : source;
         final StringBuilder ranks = new StringBuilder();
         final String[] endpoints = endpointOfRank;
         for (int r = 0; endpoints != null && r < endpoints.length; r++)
         {
-            if (endpoints[r].startsWith(host + ":"))
+            if (exact ? endpoints[r].equals(peer) : endpoints[r].startsWith(peer + ":"))
             {
                 ranks.append(ranks.length() == 0 ? "" : ", ").append(r);
             }
         }
-        fail(new JcclRemoteException("the network stream from " + source + " (rank " +
-            (ranks.length() == 0 ? "unknown" : ranks) + ") was lost: no data or heartbeat for " +
-            config.timeoutMs() + " ms; the peer process or its host is gone"));
+        fail(new JcclRemoteException("the network stream from " + peer + " (rank " +
+            (ranks.length() == 0 ? "unknown" : ranks) + ") was lost: " + how + "; the peer process or its host is gone"));
     }
 
     private void fail(final JcclException error)
@@ -554,31 +558,12 @@ public final class NetTransport implements AutoCloseable
         return 3L * termLength + 4096;
     }
 
-    private static String resolveEndpoint(final Subscription subscription, final long timeoutMs)
-    {
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        while (true)
-        {
-            final List<String> addresses = subscription.localSocketAddresses();
-            if (!addresses.isEmpty())
-            {
-                return addresses.get(0);
-            }
-            if (System.nanoTime() - deadline > 0)
-            {
-                throw new JcclTimeoutException("the Aeron subscription on " + subscription.channel() +
-                    " did not bind within " + timeoutMs + " ms");
-            }
-            Thread.yield();
-        }
-    }
-
     private static final class SendRing
     {
         final long key;
         final InProcessFifo fifo;
         final RecvConnector agentEnd;
-        final ExclusivePublication publication;
+        final Carrier.Link link;
         /** Slots fully offered. */
         long sent;
         /** The receiver's released head: slot {@code k} may go once {@code k - credit < SLOTS}. */
@@ -589,13 +574,12 @@ public final class NetTransport implements AutoCloseable
         /** The rank's end: the FIFO's, driving a duty cycle after each publish. */
         final SendConnector workerEnd;
 
-        SendRing(final long key, final InProcessFifo fifo, final ExclusivePublication publication,
-            final NetRuntime runtime)
+        SendRing(final long key, final InProcessFifo fifo, final Carrier.Link link, final NetRuntime runtime)
         {
             this.key = key;
             this.fifo = fifo;
             this.agentEnd = fifo.receiver();
-            this.publication = publication;
+            this.link = link;
             this.workerEnd = new ProgressingSender(fifo.sender(), runtime);
         }
     }
@@ -606,7 +590,7 @@ public final class NetTransport implements AutoCloseable
         final InProcessFifo fifo;
         final SendConnector agentEnd;
         /** Back to the sender's process, for credits. */
-        final ExclusivePublication publication;
+        final Carrier.Link link;
         /** Slots fully received. */
         long received;
         /** The head last reported to the sender. */
@@ -615,13 +599,12 @@ public final class NetTransport implements AutoCloseable
         /** The rank's end: the FIFO's, driving a duty cycle while it finds no data. */
         final RecvConnector workerEnd;
 
-        RecvRing(final long key, final InProcessFifo fifo, final ExclusivePublication publication,
-            final NetRuntime runtime)
+        RecvRing(final long key, final InProcessFifo fifo, final Carrier.Link link, final NetRuntime runtime)
         {
             this.key = key;
             this.fifo = fifo;
             this.agentEnd = fifo.sender();
-            this.publication = publication;
+            this.link = link;
             this.workerEnd = new ProgressingReceiver(fifo.receiver(), runtime);
         }
     }

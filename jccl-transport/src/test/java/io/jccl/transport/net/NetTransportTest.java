@@ -7,10 +7,20 @@ import io.jccl.transport.SendConnector;
 import org.agrona.UnsafeApi;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.util.Arrays;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Stream;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -35,11 +45,18 @@ class NetTransportTest
         return new NetConfig("127.0.0.1", mtu, 1 << 20, 1 << 20, TIMEOUT_MS, null);
     }
 
-    @ParameterizedTest
-    @EnumSource(Protocol.class)
-    void slotsCrossIntactInOrderOnEveryChannel(final Protocol protocol) throws Exception
+    /** Every protocol on every wire. */
+    static Stream<Arguments> protocolsAndWires()
     {
-        try (NetTransport net = NetTransport.start(loopback(1408)))
+        return Arrays.stream(NetConfig.Wire.values()).flatMap(w -> Arrays.stream(Protocol.values())
+            .map(p -> Arguments.of(p, w)));
+    }
+
+    @ParameterizedTest
+    @MethodSource("protocolsAndWires")
+    void slotsCrossIntactInOrderOnEveryChannel(final Protocol protocol, final NetConfig.Wire wire) throws Exception
+    {
+        try (NetTransport net = NetTransport.start(loopback(1408).withWire(wire)))
         {
             net.connect(new String[] {net.endpoint(), net.endpoint()});
             final int channels = 3;
@@ -194,5 +211,113 @@ class NetTransportTest
             NetConfig.MTU_ENV, "8960", NetConfig.TERM_LENGTH_ENV, "8M"), "127.0.0.1", 1000);
         assertEquals(8960, lo.mtu());
         assertEquals(8 << 20, lo.termLength());
+    }
+
+    @Test
+    void theWireComesFromJcclNet()
+    {
+        assertEquals(NetConfig.Wire.AERON, NetConfig.fromEnvironment(Map.of(), "127.0.0.1", 1000).wire());
+        assertEquals(NetConfig.Wire.TCP, NetConfig.fromEnvironment(Map.of(NetConfig.WIRE_ENV, "TCP"), "127.0.0.1",
+            1000).wire());
+        final JcclInvalidArgumentException bad = assertThrows(JcclInvalidArgumentException.class,
+            () -> NetConfig.fromEnvironment(Map.of(NetConfig.WIRE_ENV, "ib"), "127.0.0.1", 1000));
+        assertTrue(bad.getMessage().contains("JCCL_NET=ib"), bad.getMessage());
+    }
+
+    @Test
+    void tcpStartsNoAeron()
+    {
+        try (NetTransport net = NetTransport.start(loopback(8192).withWire(NetConfig.Wire.TCP)))
+        {
+            assertTrue(net.endpoint().startsWith("127.0.0.1:"), net.endpoint());
+            assertNull(NetRuntime.currentDirectory(), "no media driver for TCP");
+            assertTrue(net.describe().contains("tcp"), net.describe());
+        }
+    }
+
+    /**
+     * Garbage, a wrong secret and a silent connection on the TCP port are dropped: slots still cross intact, and
+     * the transport reports no lost peer.
+     */
+    @Test
+    void strangersOnTheTcpPortAreDroppedWhileSlotsStillCross() throws Exception
+    {
+        final byte[] secret = new byte[16];
+        new Random(5).nextBytes(secret);
+        final List<Throwable> failures = new CopyOnWriteArrayList<>();
+        try (NetTransport net = NetTransport.start(loopback(8192).withWire(NetConfig.Wire.TCP), secret);
+            Socket garbage = connect(net.endpoint());
+            Socket wrongSecret = connect(net.endpoint());
+            Socket silent = connect(net.endpoint()))
+        {
+            net.onFailure(failures::add);
+            final byte[] noise = new byte[100_000];
+            new Random(6).nextBytes(noise);
+            garbage.getOutputStream().write(noise);
+            final byte[] wrong = secret.clone();
+            wrong[3] ^= 1;
+            wrongSecret.getOutputStream().write(hello(wrong, "127.0.0.1:1"));
+            net.connect(new String[] {net.endpoint(), net.endpoint()});
+            final SendConnector send = net.sender(0, 1, 0, Protocol.SIMPLE);
+            final RecvConnector recv = net.receiver(0, 1, 0, Protocol.SIMPLE);
+            final AtomicReference<Throwable> error = new AtomicReference<>();
+            final Thread sender = new Thread(() -> sendAll(send, 0, 30, error));
+            sender.start();
+            final Random lengths = new Random(0);
+            for (int s = 0; s < 30; s++)
+            {
+                awaitData(recv);
+                assertEquals(length(lengths, send.slotLength()), recv.dataLength(), "slot " + s);
+                for (int i = 0; i < recv.dataLength(); i++)
+                {
+                    assertEquals(pattern(0, s, i), UnsafeApi.getByte(recv.slotAddress() + i));
+                }
+                recv.release();
+            }
+            sender.join(TIMEOUT_MS);
+            assertNull(error.get());
+            assertTrue(failures.isEmpty(), failures.toString());
+        }
+    }
+
+    /** A peer whose connection ends without its goodbye (its process died) is a lost peer, named by endpoint. */
+    @Test
+    void aTcpPeerThatVanishesIsReportedLost() throws Exception
+    {
+        final byte[] secret = new byte[16];
+        new Random(7).nextBytes(secret);
+        final List<Throwable> failures = new CopyOnWriteArrayList<>();
+        try (NetTransport net = NetTransport.start(loopback(8192).withWire(NetConfig.Wire.TCP), secret))
+        {
+            net.onFailure(failures::add);
+            net.connect(new String[] {net.endpoint(), "127.0.0.1:9"});
+            try (Socket peer = connect(net.endpoint()))
+            {
+                peer.getOutputStream().write(hello(secret, "127.0.0.1:9"));
+                Thread.sleep(100);
+            }
+            final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS);
+            while (failures.isEmpty() && System.nanoTime() < deadline)
+            {
+                Thread.sleep(10);
+            }
+            assertEquals(1, failures.size(), failures.toString());
+            final String message = failures.get(0).getMessage();
+            assertTrue(message.contains("rank 1") && message.contains("without a goodbye"), message);
+        }
+    }
+
+    private static Socket connect(final String endpoint) throws IOException
+    {
+        final int colon = endpoint.lastIndexOf(':');
+        return new Socket(endpoint.substring(0, colon), Integer.parseInt(endpoint.substring(colon + 1)));
+    }
+
+    private static byte[] hello(final byte[] secret, final String endpoint)
+    {
+        final byte[] name = endpoint.getBytes(StandardCharsets.US_ASCII);
+        final ByteBuffer b = ByteBuffer.allocate(22 + name.length).order(ByteOrder.nativeOrder());
+        b.putInt(TcpCarrier.MAGIC).put(secret).putShort((short)name.length).put(name);
+        return b.array();
     }
 }
