@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Two hosts on one machine, in one run: two network namespaces joined by a veth pair (MTU 9000, jumbo frames), and
 # on that link: raw UDP (iperf3, 8972-byte datagrams), Open MPI's TCP transport (one rank per namespace) and jccl
-# (one rank per namespace, Aeron UDP), AllReduce float sum from 8 B to 64 MiB. Needs root, iproute2, iperf3 and
+# (one rank per namespace, over Aeron UDP and then over TCP), AllReduce float sum from 8 B to 64 MiB. Needs root, iproute2, iperf3 and
 # Open MPI (installed from Debian's packages when missing). Usage, from the project root:
 #   bench/netns-compare.sh [MIN_BYTES] [MAX_BYTES] [extra jccl-bench flags...]
 set -euo pipefail
@@ -38,10 +38,13 @@ else
   echo "# Open MPI skipped: $src (the shared peers folder) is not beside the project"
 fi
 
-echo "# jccl, Aeron UDP over eth0, one rank per namespace (JCCL_HOSTID tells the namespaces apart)"
-id="10.214.0.1:29400/$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
-ip netns exec ${ns}b env JCCL_RANK=1 JCCL_WORLD_SIZE=2 JCCL_COMM_ID="$id" JCCL_HOSTID=${ns}b \
-  "$here/jccl-bench" all_reduce_perf -b "$minb" -e "$maxb" -f 2 -d float -o sum "$@" > /dev/null 2>&1 &
-ip netns exec ${ns}a env JCCL_RANK=0 JCCL_WORLD_SIZE=2 JCCL_COMM_ID="$id" JCCL_HOSTID=${ns}a \
-  "$here/jccl-bench" all_reduce_perf -b "$minb" -e "$maxb" -f 2 -d float -o sum "$@" 2> /dev/null | grep -v '^# *Rank'
-wait
+# jccl twice: over Aeron UDP (the default wire) and over TCP (JCCL_NET=tcp)
+for wire in aeron tcp; do
+  echo "# jccl, JCCL_NET=$wire over eth0, one rank per namespace (JCCL_HOSTID tells the namespaces apart)"
+  id="10.214.0.1:29400/$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"
+  ip netns exec ${ns}b env JCCL_NET=$wire JCCL_RANK=1 JCCL_WORLD_SIZE=2 JCCL_COMM_ID="$id" JCCL_HOSTID=${ns}b \
+    "$here/jccl-bench" all_reduce_perf -b "$minb" -e "$maxb" -f 2 -d float -o sum "$@" > /dev/null 2>&1 &
+  ip netns exec ${ns}a env JCCL_NET=$wire JCCL_RANK=0 JCCL_WORLD_SIZE=2 JCCL_COMM_ID="$id" JCCL_HOSTID=${ns}a \
+    "$here/jccl-bench" all_reduce_perf -b "$minb" -e "$maxb" -f 2 -d float -o sum "$@" 2> /dev/null | grep -v '^# *Rank'
+  wait
+done
