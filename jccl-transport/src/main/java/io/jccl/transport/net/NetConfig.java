@@ -135,7 +135,10 @@ public record NetConfig(String bindAddress, int mtu, int termLength, int socketB
         this(bindAddress, mtu, termLength, socketBuffer, timeoutMs, aeronDir, Wire.AERON);
     }
 
-    /** @return the same settings carried by {@code wire}. */
+    /**
+     * @param wire what carries the frames.
+     * @return the same settings carried by {@code wire}.
+     */
     public NetConfig withWire(final Wire wire)
     {
         return new NetConfig(bindAddress, mtu, termLength, socketBuffer, timeoutMs, aeronDir, wire);

@@ -251,6 +251,7 @@ class NetTransportTest
             Socket silent = connect(net.endpoint()))
         {
             net.onFailure(failures::add);
+            assertTrue(silent.isConnected(), "a connection that never says hello");
             final byte[] noise = new byte[100_000];
             new Random(6).nextBytes(noise);
             garbage.getOutputStream().write(noise);
