@@ -73,10 +73,7 @@ final class ProcessGroupJoin
             {
                 net = NetTransport.start(NetConfig.fromEnvironment(System.getenv(), id.host(), context.timeoutMs()),
                     id.secret());
-                final byte[][] gathered = bootstrap.allGather(net.endpoint().getBytes(StandardCharsets.US_ASCII));
-                final String[] endpoints = new String[size];
-                java.util.Arrays.setAll(endpoints, r -> new String(gathered[r], StandardCharsets.US_ASCII));
-                net.connect(endpoints);
+                net.connect(gatherEndpoints(bootstrap, net, rank));
             }
             final InProcessTransport transport = new InProcessTransport(r -> r == rank, hosts, directory,
                 sharedPrefix(id), context.timeoutMs(), net);
@@ -245,6 +242,30 @@ final class ProcessGroupJoin
     }
 
     /** Ranks whose pins, tuner table or calibration differ would bind different plans: fail at creation. */
+    /**
+     * @return every rank's network endpoint, once every rank is known to use the same wire ({@code JCCL_NET}).
+     * @throws JcclInvalidUsageException naming two ranks whose wires differ, before anything is sent.
+     */
+    private static String[] gatherEndpoints(final Bootstrap bootstrap, final NetTransport net, final int rank)
+    {
+        final String own = net.config().wire().name();
+        final byte[][] gathered = bootstrap.allGather((own + "/" + net.endpoint()).getBytes(StandardCharsets.US_ASCII));
+        final String[] endpoints = new String[gathered.length];
+        for (int r = 0; r < gathered.length; r++)
+        {
+            final String text = new String(gathered[r], StandardCharsets.US_ASCII);
+            final int slash = text.indexOf('/');
+            if (!text.substring(0, slash).equals(own))
+            {
+                throw new JcclInvalidUsageException("rank " + r + " carries network traffic over " +
+                    text.substring(0, slash) + " and rank " + rank + " over " + own + ": set " +
+                    NetConfig.WIRE_ENV + " alike on every rank");
+            }
+            endpoints[r] = text.substring(slash + 1);
+        }
+        return endpoints;
+    }
+
     private static void checkSameSettings(final Bootstrap bootstrap, final CommGroup group, final int rank)
     {
         // with the online tuner, its settings too: every process must run the same search

@@ -219,6 +219,44 @@ class MultiProcessTest
         }
     }
 
+    /** Ranks whose network wires differ ({@code JCCL_NET}) fail at creation naming both, instead of never meeting. */
+    @Test
+    @Timeout(120)
+    void shouldFailEveryRankAtCreationNamingBothWhenTheirNetworkWiresDiffer() throws Exception
+    {
+        final UniqueId id = UniqueId.create("127.0.0.1", freePort());
+        final String[] wires = {"tcp", "aeron"};
+        final Process[] ranks = new Process[2];
+        try
+        {
+            for (int rank = 0; rank < 2; rank++)
+            {
+                ranks[rank] = start(List.of(), java.util.Map.of("JCCL_TRANSPORT", "net", "JCCL_NET", wires[rank]),
+                    rank, 2, id, "plain");
+            }
+            for (int rank = 0; rank < 2; rank++)
+            {
+                final BufferedReader out = new BufferedReader(new InputStreamReader(ranks[rank].getInputStream()));
+                final String line = out.lines().filter(l -> l.contains("carries network traffic")).findFirst()
+                    .orElse("rank " + rank + " printed no wire mismatch");
+                assertTrue(line.contains("JcclInvalidUsageException") && line.contains("over TCP") &&
+                    line.contains("over AERON") && line.contains("JCCL_NET"), line);
+                assertTrue(ranks[rank].waitFor(60, TimeUnit.SECONDS));
+                assertTrue(ranks[rank].exitValue() != 0, "rank " + rank + " failed");
+            }
+        }
+        finally
+        {
+            for (final Process p : ranks)
+            {
+                if (p != null)
+                {
+                    p.destroyForcibly();
+                }
+            }
+        }
+    }
+
     @Test
     @Timeout(120)
     void shouldFailThePeerProcessAtOnceNamingTheRankWhenARankAborts() throws Exception
