@@ -38,7 +38,7 @@ else
   echo "# Open MPI skipped: $src (the shared peers folder) is not beside the project"
 fi
 
-# jccl twice: over Aeron UDP (the default wire) and over TCP (JCCL_NET=tcp)
+# jccl twice: over Aeron UDP (JCCL_NET=aeron) and over TCP (the default wire)
 for wire in aeron tcp; do
   echo "# jccl, JCCL_NET=$wire over eth0, one rank per namespace (JCCL_HOSTID tells the namespaces apart)"
   id="10.214.0.1:29400/$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')"

@@ -8,7 +8,7 @@ public enum TransportKind
     P2P(0, "p2p"),
     /** FIFO in host shared memory, staged. */
     SHM(1, "shm"),
-    /** Aeron UDP between hosts. */
+    /** The network transport between hosts: TCP, or Aeron UDP ({@code JCCL_NET}). */
     NET(2, "net");
 
     private final int id;

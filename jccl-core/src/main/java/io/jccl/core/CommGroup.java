@@ -116,7 +116,7 @@ final class CommGroup
             return new CommGroup(context, Topology.singleProcess(nRanks), all, new InProcessTransport(),
                 context.constraints(), context.calibration(), () -> { }, () -> { }, () -> { });
         }
-        // NET pinned in one process: every pair goes through Aeron on this host's loopback
+        // NET pinned in one process: every pair goes through the network transport on this host's loopback
         final NetTransport net = NetTransport.start(NetConfig.fromEnvironment(System.getenv(), "127.0.0.1",
             context.timeoutMs()));
         final String[] endpoints = new String[nRanks];

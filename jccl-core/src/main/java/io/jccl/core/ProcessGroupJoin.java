@@ -28,8 +28,8 @@ import java.util.List;
  * Joins one rank of this process to a communicator whose ranks live in several processes of this host
  * ({@code ncclCommInitRank}): the bootstrap's rendezvous and table of peers, rank 0's cost-model calibration for
  * every rank (so every rank predicts, and chooses, the same plans), a check that every rank's settings agree, FIFO
- * files in {@code /dev/shm} between the processes of a host, and Aeron UDP between hosts (each process's endpoint
- * all-gathered through the bootstrap). A peer the bootstrap or the network sees die breaks the communicator on every
+ * files in {@code /dev/shm} between the processes of a host, and TCP or Aeron UDP between hosts (each process's
+ * endpoint all-gathered through the bootstrap). A peer the bootstrap or the network sees die breaks the communicator on every
  * survivor with an error naming it.
  * <p>
  * Nothing of jccl's is to outlive its processes in {@code /dev/shm}: every rank removes the files of dead processes
@@ -118,7 +118,9 @@ final class ProcessGroupJoin
             {
                 LOG.info("jccl INFO rank {}/{} joined {} in process {} ({} hosts, {} peer processes{})", rank, size,
                     id.host() + ":" + id.port(), ProcessHandle.current().pid(), topology.hosts(), size - 1,
-                    net == null ? "" : ", network " + net.endpoint() + " mtu " + net.config().mtu());
+                    net == null ? "" : ", network " + net.config().wire().name().toLowerCase(java.util.Locale.ROOT) +
+                    " " + net.endpoint() + (net.config().wire() == NetConfig.Wire.AERON ? " mtu " + net.config().mtu() :
+                    ""));
             }
             return group.communicators()[0];
         }

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.BufferedReader;
@@ -24,10 +25,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Ranks on several hosts: child JVMs in network namespaces joined by veth links at MTU 9000 ({@link NetNamespaces}),
- * each namespace its own host ({@code JCCL_HOSTID}), so pairs across namespaces go over Aeron UDP (or TCP, with
- * {@code JCCL_NET=tcp}) and pairs inside one over shared memory. The grid of {@link MultiProcessChild} is exact on every rank, with 1% of UDP packets
- * dropped too; a killed rank becomes a named error on every survivor, a stopped one is waited for; nothing of jccl's
- * is left in {@code /dev/shm}. Skips, saying why, only where namespaces cannot be made (not root, no iproute2).
+ * each namespace its own host ({@code JCCL_HOSTID}), so pairs across namespaces go over TCP (or Aeron UDP, with
+ * {@code JCCL_NET=aeron}) and pairs inside one over shared memory. The grid of {@link MultiProcessChild} is exact on
+ * every rank, with 1% of packets dropped too; a killed rank becomes a named error on every survivor, a stopped one
+ * is waited for; nothing of jccl's is left in {@code /dev/shm}. Skips, saying why, only where namespaces cannot be made (not root, no iproute2).
  */
 class MultiHostTest
 {
@@ -119,13 +120,13 @@ class MultiHostTest
         runGrid(new int[] {0, 0, 1, 2});
     }
 
-    /** The TCP wire ({@code JCCL_NET=tcp}) carries the same grid across three hosts. */
+    /** The Aeron UDP wire ({@code JCCL_NET=aeron}) carries the same grid across three hosts. */
     @Test
     @Timeout(300)
-    void shouldGiveExactResultsOverTcpWithFourRanksOnThreeHosts() throws Exception
+    void shouldGiveExactResultsOverAeronWithFourRanksOnThreeHosts() throws Exception
     {
         makeHosts(3);
-        env = Map.of("JCCL_NET", "tcp");
+        env = Map.of("JCCL_NET", "aeron");
         runGrid(new int[] {0, 1, 1, 2});
     }
 
@@ -139,16 +140,19 @@ class MultiHostTest
         runGrid(new int[] {0, 1, 0, 2});
     }
 
-    @Test
+    /** Aeron's retransmission (UDP), or the kernel's (TCP), keeps every result exact with 1% of packets lost. */
+    @ParameterizedTest
+    @CsvSource({"aeron, udp", "tcp, tcp"})
     @Timeout(300)
-    void shouldStayExactWhenOnePercentOfUdpPacketsAreDropped() throws Exception
+    void shouldStayExactWhenOnePercentOfPacketsAreDropped(final String wire, final String protocol) throws Exception
     {
         makeHosts(2);
-        hosts.dropUdp(1, 1);
-        hosts.dropUdp(0, 1);
+        env = Map.of("JCCL_NET", wire);
+        hosts.drop(1, protocol, 1);
+        hosts.drop(0, protocol, 1);
         runGrid(new int[] {0, 1});
-        assertTrue(hosts.droppedUdp(1) > 0 && hosts.droppedUdp(0) > 0,
-            "packets dropped: " + hosts.droppedUdp(0) + " and " + hosts.droppedUdp(1));
+        assertTrue(hosts.dropped(1) > 0 && hosts.dropped(0) > 0,
+            "packets dropped: " + hosts.dropped(0) + " and " + hosts.dropped(1));
     }
 
     @ParameterizedTest

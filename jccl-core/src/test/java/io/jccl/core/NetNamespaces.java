@@ -108,19 +108,20 @@ final class NetNamespaces implements AutoCloseable
     }
 
     /**
-     * Drops a share of the UDP datagrams arriving at a host (nftables, random per packet).
+     * Drops a share of the packets of one protocol arriving at a host (nftables, random per packet).
      *
-     * @param host    the host.
-     * @param percent 1..100.
+     * @param host     the host.
+     * @param protocol {@code udp} or {@code tcp}.
+     * @param percent  1..100.
      * @throws IOException if nftables is missing or refuses the rule.
      */
-    void dropUdp(final int host, final int percent) throws IOException
+    void drop(final int host, final String protocol, final int percent) throws IOException
     {
         final String ns = hosts.get(host);
         run("ip", "netns", "exec", ns, "nft", "add", "table", "inet", "jccltest");
         run("ip", "netns", "exec", ns, "nft", "add", "chain", "inet", "jccltest", "input",
             "{ type filter hook input priority 0 ; policy accept ; }");
-        run("ip", "netns", "exec", ns, "nft", "add", "rule", "inet", "jccltest", "input", "meta", "l4proto", "udp",
+        run("ip", "netns", "exec", ns, "nft", "add", "rule", "inet", "jccltest", "input", "meta", "l4proto", protocol,
             "numgen", "random", "mod", "100", "<", Integer.toString(percent), "counter", "drop");
     }
 
@@ -129,7 +130,7 @@ final class NetNamespaces implements AutoCloseable
      * @return the packets its drop rule dropped so far, from nftables' counter.
      * @throws IOException if nftables cannot be read.
      */
-    long droppedUdp(final int host) throws IOException
+    long dropped(final int host) throws IOException
     {
         final String rules = run("ip", "netns", "exec", hosts.get(host), "nft", "list", "chain", "inet", "jccltest",
             "input");

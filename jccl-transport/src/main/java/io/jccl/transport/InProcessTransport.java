@@ -31,7 +31,7 @@ public final class InProcessTransport implements AutoCloseable
     private final PeerBuffers peerBuffers;
     /** Host of each rank, or null when every rank shares this host. */
     private final int[] hostOfRank;
-    /** Aeron UDP connections, or null where no rank pair needs the network. */
+    /** Network connections (TCP or Aeron UDP), or null where no rank pair needs the network. */
     private final NetTransport net;
     private final ConcurrentHashMap<Long, InProcessFifo> fifos = new ConcurrentHashMap<>();
     private final ConnectorCounters counters = new ConnectorCounters();
@@ -60,7 +60,7 @@ public final class InProcessTransport implements AutoCloseable
 
     /**
      * Connections of ranks in this process where every pair, whatever the plan says, goes through the network
-     * transport (the transport NET pinned on one host: Aeron over loopback or the host's address).
+     * transport (the transport NET pinned on one host: over loopback or the host's address).
      *
      * @param net the network transport, connected.
      */

@@ -33,7 +33,7 @@ import java.util.function.Consumer;
 
 /**
  * Connections between ranks over the network: the transport between hosts (and, when pinned, between any two ranks),
- * carried by Aeron UDP ({@link AeronCarrier}, the default) or TCP ({@link TcpCarrier}; {@code JCCL_NET=tcp}).
+ * carried by TCP ({@link TcpCarrier}, the default) or Aeron UDP ({@link AeronCarrier}; {@code JCCL_NET=aeron}).
  * <p>
  * Over Aeron, each communicator's process has one subscription on its own UDP endpoint (an ephemeral port on the bound address,
  * published through the bootstrap) and one exclusive publication per peer process it talks to, carrying every

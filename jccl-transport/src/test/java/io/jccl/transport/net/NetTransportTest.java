@@ -216,9 +216,13 @@ class NetTransportTest
     @Test
     void theWireComesFromJcclNet()
     {
-        assertEquals(NetConfig.Wire.AERON, NetConfig.fromEnvironment(Map.of(), "127.0.0.1", 1000).wire());
-        assertEquals(NetConfig.Wire.TCP, NetConfig.fromEnvironment(Map.of(NetConfig.WIRE_ENV, "TCP"), "127.0.0.1",
-            1000).wire());
+        assertEquals(NetConfig.Wire.TCP, NetConfig.fromEnvironment(Map.of(), "127.0.0.1", 1000).wire());
+        assertEquals(NetConfig.Wire.AERON, NetConfig.fromEnvironment(Map.of(NetConfig.WIRE_ENV, "Aeron"),
+            "127.0.0.1", 1000).wire());
+        assertEquals(NetConfig.Wire.AERON, NetConfig.fromEnvironment(Map.of(NetConfig.AERON_DIR_ENV, "/dev/shm/x"),
+            "127.0.0.1", 1000).wire(), "a named media driver means Aeron");
+        assertEquals(NetConfig.Wire.TCP, NetConfig.fromEnvironment(Map.of(NetConfig.AERON_DIR_ENV, "/dev/shm/x",
+            NetConfig.WIRE_ENV, "tcp"), "127.0.0.1", 1000).wire());
         final JcclInvalidArgumentException bad = assertThrows(JcclInvalidArgumentException.class,
             () -> NetConfig.fromEnvironment(Map.of(NetConfig.WIRE_ENV, "ib"), "127.0.0.1", 1000));
         assertTrue(bad.getMessage().contains("JCCL_NET=ib"), bad.getMessage());
