@@ -229,9 +229,12 @@ final class TcpCarrier implements Carrier
             end(c, "its connection failed: " + ex.getMessage());
             return;
         }
-        if (n < 0)
+        if (n <= 0)
         {
-            end(c, "its connection closed without a goodbye");
+            if (n < 0)
+            {
+                end(c, "its connection closed without a goodbye");
+            }
             return;
         }
         c.lastReadNs = System.nanoTime();

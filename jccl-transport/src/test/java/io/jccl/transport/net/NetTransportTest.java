@@ -312,6 +312,54 @@ class NetTransportTest
         }
     }
 
+    /**
+     * Over TCP with a short deadline: a link that is merely quiet stays alive on heartbeats, while a peer that said
+     * hello and then fell silent (its host gone, no FIN) is reported lost once the deadline passes, and a stranger
+     * that never says hello is dropped without a failure.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void aSilentTcpPeerIsLostAfterTheDeadlineWhileAQuietLinkLivesOnHeartbeats() throws Exception
+    {
+        final byte[] secret = new byte[16];
+        new Random(8).nextBytes(secret);
+        final List<Throwable> failures = new CopyOnWriteArrayList<>();
+        final long timeoutMs = 800;
+        try (NetTransport net = NetTransport.start(new NetConfig("127.0.0.1", 8192, 1 << 20, 1 << 20, timeoutMs,
+            null, NetConfig.Wire.TCP), secret))
+        {
+            net.onFailure(failures::add);
+            net.connect(new String[] {net.endpoint(), net.endpoint(), "127.0.0.1:9"});
+            // a link to itself that carries one slot, then nothing for several deadlines
+            final SendConnector send = net.sender(0, 1, 0, Protocol.SIMPLE);
+            final RecvConnector recv = net.receiver(0, 1, 0, Protocol.SIMPLE);
+            assertTrue(send.hasSpace());
+            send.publish(0, 1, 2, 3);
+            awaitData(recv);
+            recv.release();
+            try (Socket stranger = connect(net.endpoint()))
+            {
+                stranger.setSoTimeout((int)(5 * timeoutMs));
+                Thread.sleep(3 * timeoutMs);
+                assertTrue(failures.isEmpty(), "a quiet link and a stranger are no failure: " + failures);
+                assertTrue(stranger.getInputStream().read() < 0, "the stranger was dropped");
+            }
+            try (Socket peer = connect(net.endpoint()))
+            {
+                peer.getOutputStream().write(hello(secret, "127.0.0.1:9"));
+                final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(10 * timeoutMs);
+                while (failures.isEmpty() && System.nanoTime() < deadline)
+                {
+                    Thread.sleep(10);
+                }
+                assertEquals(1, failures.size(), failures.toString());
+                final String message = failures.get(0).getMessage();
+                assertTrue(message.contains("rank 2") && message.contains("no data or heartbeat for 800 ms"),
+                    message);
+            }
+        }
+    }
+
     private static Socket connect(final String endpoint) throws IOException
     {
         final int colon = endpoint.lastIndexOf(':');
