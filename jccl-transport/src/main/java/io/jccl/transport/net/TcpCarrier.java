@@ -51,6 +51,8 @@ final class TcpCarrier implements Carrier
     static final int BUFFER = 1 << 20;
     /** The most data bytes of one frame. */
     static final int MAX_PAYLOAD = 256 << 10;
+    /** The most bytes of one frame on the stream: its length, jccl's header and the most data. */
+    private static final int MAX_FRAME = 4 + NetTransport.HEADER_LENGTH + MAX_PAYLOAD;
     private static final int MAX_ENDPOINT = 64;
     private static final int HELLO_LENGTH = 4 + 16 + 2;
     /** Duty cycles between looks at the clock for heartbeats and liveness. */
@@ -175,7 +177,7 @@ final class TcpCarrier implements Carrier
         for (int i = 0, n = links.size(); i < n; i++)
         {
             final TcpLink link = links.get(i);
-            if (now - link.lastWriteNs > heartbeatNs && link.out.position() == 0)
+            if (now - link.lastWriteNs > heartbeatNs && !link.pending())
             {
                 link.putMarker(HEARTBEAT);
             }
@@ -239,7 +241,7 @@ final class TcpCarrier implements Carrier
         }
         c.lastReadNs = System.nanoTime();
         final int end = c.in.position();
-        int at = 0;
+        int at = c.parsed;
         if (c.peer == null)
         {
             at = hello(c, end);
@@ -277,7 +279,8 @@ final class TcpCarrier implements Carrier
                 break;
             }
         }
-        compact(c, at, end);
+        c.parsed = at;
+        c.makeRoom();
     }
 
     /** @return where the frames after a good hello begin, 0 while it is incomplete, -1 when it was bad. */
@@ -304,15 +307,6 @@ final class TcpCarrier implements Carrier
         }
         c.peer = c.view.getStringWithoutLengthAscii(HELLO_LENGTH, nameLength);
         return HELLO_LENGTH + nameLength;
-    }
-
-    private static void compact(final Connection c, final int at, final int end)
-    {
-        if (at > 0)
-        {
-            c.view.putBytes(0, c.view, at, end - at);
-            c.in.position(end - at);
-        }
     }
 
     private void end(final Connection c, final String how)
@@ -376,6 +370,8 @@ final class TcpCarrier implements Carrier
         String peer;
         boolean bye;
         long lastReadNs;
+        /** Where the first frame not yet taken in starts; the buffer's position is where the next read goes. */
+        int parsed;
 
         Connection(final SocketChannel channel, final long now)
         {
@@ -392,6 +388,26 @@ final class TcpCarrier implements Carrier
             }
             this.remote = address;
         }
+
+        /**
+         * Moves a partial frame to the front only when the space behind it could not hold a whole frame, so a frame
+         * is copied within the buffer at most once, not after every read.
+         */
+        void makeRoom()
+        {
+            final int end = in.position();
+            if (parsed == end)
+            {
+                in.position(0);
+                parsed = 0;
+            }
+            else if (in.capacity() - end < MAX_FRAME)
+            {
+                view.putBytes(0, view, parsed, end - parsed);
+                in.position(end - parsed);
+                parsed = 0;
+            }
+        }
     }
 
     /** A connection to one peer process, with the buffer frames are written from. */
@@ -403,6 +419,8 @@ final class TcpCarrier implements Carrier
         final UnsafeBuffer view = new UnsafeBuffer(out);
         long lastWriteNs = System.nanoTime();
         boolean broken;
+        /** Bytes at the front of the buffer already written; frames are appended at its position. */
+        int written;
 
         TcpLink(final String peer, final SocketChannel channel)
         {
@@ -427,6 +445,14 @@ final class TcpCarrier implements Carrier
                 if (broken)
                 {
                     return Publication.CLOSED;
+                }
+                if (out.remaining() < need && written > 0)
+                {
+                    // only now move what the socket has not taken to the front, once
+                    final int fill = out.position();
+                    view.putBytes(0, view, written, fill - written);
+                    out.position(fill - written);
+                    written = 0;
                 }
                 if (out.remaining() < need)
                 {
@@ -453,7 +479,7 @@ final class TcpCarrier implements Carrier
         @Override
         public boolean pending()
         {
-            return out.position() > 0;
+            return out.position() > written;
         }
 
         void putMarker(final int marker)
@@ -469,27 +495,38 @@ final class TcpCarrier implements Carrier
         /** @return the bytes written. */
         int flush()
         {
-            if (out.position() == 0 || broken)
+            final int fill = out.position();
+            if (fill == written || broken)
             {
                 return 0;
             }
-            out.flip();
-            int written = 0;
+            out.limit(fill).position(written);
+            int n = 0;
             try
             {
-                written = channel.write(out);
+                n = channel.write(out);
             }
             catch (final IOException ex)
             {
                 broken = true;
                 lost.lost(peer, true, "writing to it failed: " + ex.getMessage());
             }
-            out.compact();
-            if (written > 0)
+            written += n;
+            out.limit(out.capacity());
+            if (written == fill)
+            {
+                out.position(0);
+                written = 0;
+            }
+            else
+            {
+                out.position(fill);
+            }
+            if (n > 0)
             {
                 lastWriteNs = System.nanoTime();
             }
-            return written;
+            return n;
         }
 
         @Override
@@ -497,7 +534,7 @@ final class TcpCarrier implements Carrier
         {
             putMarker(BYE);
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-            while (out.position() > 0 && !broken && System.nanoTime() - deadline < 0)
+            while (pending() && !broken && System.nanoTime() - deadline < 0)
             {
                 if (flush() == 0)
                 {
