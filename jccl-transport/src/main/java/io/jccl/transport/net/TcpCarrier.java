@@ -532,6 +532,11 @@ final class TcpCarrier implements Carrier
         @Override
         public void close()
         {
+            // closed by the transport and then again by the carrier: the goodbye goes once
+            if (!channel.isOpen())
+            {
+                return;
+            }
             putMarker(BYE);
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
             while (pending() && !broken && System.nanoTime() - deadline < 0)
