@@ -144,6 +144,41 @@ class CostModelTest
         assertTrue(predict(twoNodes, plan) > 2 * predict(oneNode, plan));
     }
 
+    /** Across nodes each slot pays the network's hop: large calls take the largest chunk, small ones smaller. */
+    @Test
+    void shouldTakeLargerChunksWhenSlotsCrossTheNetwork()
+    {
+        final int largest = KnobSpace.CHUNK_LADDER.get(KnobSpace.CHUNK_LADDER.size() - 1);
+        assertEquals(largest, bestChunk(64 << 20, 2));
+        assertTrue(bestChunk(4 << 20, 2) >= 256 << 10, "4 MiB across nodes: " + bestChunk(4 << 20, 2));
+        assertTrue(bestChunk(1 << 20, 2) < largest, "1 MiB across nodes: " + bestChunk(1 << 20, 2));
+        assertTrue(bestChunk(4 << 20, 1) < bestChunk(4 << 20, 2), "one node keeps smaller chunks");
+        final PlanRequest across = new PlanRequest(Collective.ALL_REDUCE, DataType.FLOAT32, 64 << 20, 2, 2, 1, false);
+        assertTrue(predict(across, new Plan(Algorithm.RING, Protocol.SIMPLE, TransportKind.P2P, 1,
+            PinnedTuner.HOST_THREADS, largest)) < predict(across, new Plan(Algorithm.RING, Protocol.SIMPLE,
+            TransportKind.P2P, 2, PinnedTuner.HOST_THREADS, largest)), "channels share the connection");
+    }
+
+    /** @return the chunk of the fastest SIMPLE ring AllReduce of two ranks on {@code nodes} nodes. */
+    private static int bestChunk(final long bytes, final int nodes)
+    {
+        final PlanRequest request = new PlanRequest(Collective.ALL_REDUCE, DataType.FLOAT32, bytes, 2, nodes, 1,
+            false);
+        int best = 0;
+        double bestNs = Double.MAX_VALUE;
+        for (final int chunk : KnobSpace.CHUNK_LADDER)
+        {
+            final double ns = predict(request, new Plan(Algorithm.RING, Protocol.SIMPLE, TransportKind.P2P, 1,
+                PinnedTuner.HOST_THREADS, chunk));
+            if (ns < bestNs)
+            {
+                bestNs = ns;
+                best = chunk;
+            }
+        }
+        return best;
+    }
+
     @Test
     void shouldCountStepsAndSegmentsAsNcclTestsDo()
     {
