@@ -29,8 +29,8 @@ import java.util.List;
  * ({@code ncclCommInitRank}): the bootstrap's rendezvous and table of peers, rank 0's cost-model calibration for
  * every rank (so every rank predicts, and chooses, the same plans), a check that every rank's settings agree, FIFO
  * files in {@code /dev/shm} between the processes of a host, and TCP or Aeron UDP between hosts (each process's
- * endpoint all-gathered through the bootstrap). A peer the bootstrap or the network sees die breaks the communicator on every
- * survivor with an error naming it.
+ * endpoint all-gathered through the bootstrap). A peer the bootstrap or the network sees die breaks the communicator
+ * on every survivor with an error naming it.
  * <p>
  * Nothing of jccl's is to outlive its processes in {@code /dev/shm}: every rank removes the files of dead processes
  * ({@link StaleSharedFiles}: shared buffers of killed ranks, say) when it joins, the survivors again when a peer
@@ -118,9 +118,7 @@ final class ProcessGroupJoin
             {
                 LOG.info("jccl INFO rank {}/{} joined {} in process {} ({} hosts, {} peer processes{})", rank, size,
                     id.host() + ":" + id.port(), ProcessHandle.current().pid(), topology.hosts(), size - 1,
-                    net == null ? "" : ", network " + net.config().wire().name().toLowerCase(java.util.Locale.ROOT) +
-                    " " + net.endpoint() + (net.config().wire() == NetConfig.Wire.AERON ? " mtu " + net.config().mtu() :
-                    ""));
+                    net == null ? "" : ", network " + net.endpoint() + " " + net.config().wireSummary());
             }
             return group.communicators()[0];
         }
@@ -243,7 +241,6 @@ final class ProcessGroupJoin
         }
     }
 
-    /** Ranks whose pins, tuner table or calibration differ would bind different plans: fail at creation. */
     /**
      * @return every rank's network endpoint, once every rank is known to use the same wire ({@code JCCL_NET}).
      * @throws JcclInvalidUsageException naming two ranks whose wires differ, before anything is sent.
@@ -268,6 +265,7 @@ final class ProcessGroupJoin
         return endpoints;
     }
 
+    /** Ranks whose pins, tuner table or calibration differ would bind different plans: fail at creation. */
     private static void checkSameSettings(final Bootstrap bootstrap, final CommGroup group, final int rank)
     {
         // with the online tuner, its settings too: every process must run the same search

@@ -28,7 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * each namespace its own host ({@code JCCL_HOSTID}), so pairs across namespaces go over TCP (or Aeron UDP, with
  * {@code JCCL_NET=aeron}) and pairs inside one over shared memory. The grid of {@link MultiProcessChild} is exact on
  * every rank, with 1% of packets dropped too; a killed rank becomes a named error on every survivor, a stopped one
- * is waited for; nothing of jccl's is left in {@code /dev/shm}. Skips, saying why, only where namespaces cannot be made (not root, no iproute2).
+ * is waited for; nothing of jccl's is left in {@code /dev/shm}. Skips, saying why, only where namespaces cannot be
+ * made (not root, no iproute2).
  */
 class MultiHostTest
 {

@@ -24,7 +24,8 @@ interface Carrier
      * Takes in what has arrived, frame by frame.
      *
      * @param handler told of each frame (its header at the offset; the {@code Header} argument is null on TCP).
-     * @param limit   the most frames to take in.
+     * @param limit   the most frames to take in (TCP reads no further connection once it is reached, but takes in
+     *                every whole frame a read brought).
      * @return the frames taken in.
      */
     int poll(FragmentHandler handler, int limit);

@@ -145,6 +145,12 @@ public record NetConfig(String bindAddress, int mtu, int termLength, int socketB
         return new NetConfig(bindAddress, mtu, termLength, socketBuffer, timeoutMs, aeronDir, wire);
     }
 
+    /** @return the wire and what shapes it, for logs: {@code tcp}, or {@code aeron mtu M term T window W}. */
+    public String wireSummary()
+    {
+        return wire == Wire.TCP ? "tcp" : "aeron mtu " + mtu + " term " + termLength + " window " + receiveWindow();
+    }
+
     /**
      * @param env            the environment ({@code System.getenv()}).
      * @param rendezvousHost where rank 0 listens: the default bind address is the one that reaches it.

@@ -35,9 +35,9 @@ import java.util.function.Consumer;
  * Connections between ranks over the network: the transport between hosts (and, when pinned, between any two ranks),
  * carried by TCP ({@link TcpCarrier}, the default) or Aeron UDP ({@link AeronCarrier}; {@code JCCL_NET=aeron}).
  * <p>
- * Over Aeron, each communicator's process has one subscription on its own UDP endpoint (an ephemeral port on the bound address,
- * published through the bootstrap) and one exclusive publication per peer process it talks to, carrying every
- * channel and protocol of every rank pair between the two processes. A connection (sender, receiver, channel,
+ * Over Aeron, each communicator's process has one subscription on its own UDP endpoint (an ephemeral port on the
+ * bound address, published through the bootstrap) and one exclusive publication per peer process it talks to,
+ * carrying every channel and protocol of every rank pair between the two processes. A connection (sender, receiver, channel,
  * protocol) is two rings of {@link FifoDescriptor#SLOTS} slots, each a plain SIMPLE-framed FIFO in process memory:
  * <ul>
  *     <li>the <b>send ring</b>: the sending rank's worker fills and publishes slots as on any connector; this
@@ -174,9 +174,9 @@ public final class NetTransport implements AutoCloseable
         if (config.wire() == NetConfig.Wire.AERON)
         {
             checkSpace(Path.of(runtime.directory()).getParent() == null ? Path.of("/dev/shm") :
-            Path.of(runtime.directory()).getParent(), peers * 2 * logLength(config.termLength()),
-            "the network transport's log buffers (a publication and an image of 3 terms of " +
-            config.termLength() + " bytes per peer process; lower " + NetConfig.TERM_LENGTH_ENV + ")");
+                Path.of(runtime.directory()).getParent(), peers * 2 * logLength(config.termLength()),
+                "the network transport's log buffers (a publication and an image of 3 terms of " +
+                config.termLength() + " bytes per peer process; lower " + NetConfig.TERM_LENGTH_ENV + ")");
         }
         this.endpointOfRank = endpoints.clone();
     }
@@ -221,9 +221,8 @@ public final class NetTransport implements AutoCloseable
     /** @return bytes sent and received, and how often a publication pushed back, for the debug summary. */
     public String describe()
     {
-        return "net " + carrier.endpoint() + (config.wire() == NetConfig.Wire.TCP ? " tcp" : " aeron mtu " +
-            config.mtu() + " term " + config.termLength() + " window " + config.receiveWindow()) + ": sent " + bytesSent.get() + " B, received " + bytesReceived.get() +
-            " B, back-pressured " + backPressured.get() + " times";
+        return "net " + carrier.endpoint() + " " + config.wireSummary() + ": sent " + bytesSent.get() +
+            " B, received " + bytesReceived.get() + " B, back-pressured " + backPressured.get() + " times";
     }
 
     /**
@@ -517,7 +516,8 @@ public final class NetTransport implements AutoCloseable
             }
         }
         fail(new JcclRemoteException("the network stream from " + peer + " (rank " +
-            (ranks.length() == 0 ? "unknown" : ranks) + ") was lost: " + how + "; the peer process or its host is gone"));
+            (ranks.length() == 0 ? "unknown" : ranks) + ") was lost: " + how +
+            "; the peer process or its host is gone"));
     }
 
     private void fail(final JcclException error)

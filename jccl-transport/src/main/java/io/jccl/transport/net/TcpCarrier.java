@@ -142,7 +142,7 @@ final class TcpCarrier implements Carrier
         // one connection per peer process
         this.handler = handler;
         frames = 0;
-        for (int i = connections.size() - 1; i >= 0; i--)
+        for (int i = connections.size() - 1; i >= 0 && frames < limit; i--)
         {
             read(connections.get(i));
         }

@@ -246,8 +246,7 @@ class NetTransportTest
     @Test
     void strangersOnTheTcpPortAreDroppedWhileSlotsStillCross() throws Exception
     {
-        final byte[] secret = new byte[16];
-        new Random(5).nextBytes(secret);
+        final byte[] secret = secret(5);
         final List<Throwable> failures = new CopyOnWriteArrayList<>();
         try (NetTransport net = NetTransport.start(loopback(8192).withWire(NetConfig.Wire.TCP), secret);
             Socket garbage = connect(net.endpoint());
@@ -289,8 +288,7 @@ class NetTransportTest
     @Test
     void aTcpPeerThatVanishesIsReportedLost() throws Exception
     {
-        final byte[] secret = new byte[16];
-        new Random(7).nextBytes(secret);
+        final byte[] secret = secret(7);
         final List<Throwable> failures = new CopyOnWriteArrayList<>();
         try (NetTransport net = NetTransport.start(loopback(8192).withWire(NetConfig.Wire.TCP), secret))
         {
@@ -321,8 +319,7 @@ class NetTransportTest
     @org.junit.jupiter.api.Timeout(60)
     void aSilentTcpPeerIsLostAfterTheDeadlineWhileAQuietLinkLivesOnHeartbeats() throws Exception
     {
-        final byte[] secret = new byte[16];
-        new Random(8).nextBytes(secret);
+        final byte[] secret = secret(8);
         final List<Throwable> failures = new CopyOnWriteArrayList<>();
         final long timeoutMs = 800;
         try (NetTransport net = NetTransport.start(new NetConfig("127.0.0.1", 8192, 1 << 20, 1 << 20, timeoutMs,
@@ -358,6 +355,14 @@ class NetTransportTest
                     message);
             }
         }
+    }
+
+    /** @return a communicator's 16-byte secret, the same for the same seed. */
+    private static byte[] secret(final long seed)
+    {
+        final byte[] secret = new byte[16];
+        new Random(seed).nextBytes(secret);
+        return secret;
     }
 
     private static Socket connect(final String endpoint) throws IOException
