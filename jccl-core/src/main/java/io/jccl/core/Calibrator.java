@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * communicator starts: one thread's streaming copy bandwidth, the bandwidth of every core copying at once, and the
  * one-way latency of handing a flag to another thread with spin-then-yield waiting. Memory bandwidth is measured with
  * the JVM's native copy, so it needs no warm-up. Every protocol's step costs one handoff; per-slot work scales with
- * the handoff by the ratios the FIFO microbenchmark measured (SIMPLE 1, LL 2.2, LL128 3).
+ * the handoff by the ratios the FIFO microbenchmark measured (SIMPLE 1, LL 2.2, LL128 3). A process that may run on
+ * one CPU only cannot time a handoff between cores and takes the default handoff.
  */
 final class Calibrator
 {
@@ -50,13 +51,20 @@ final class Calibrator
         return result;
     }
 
-    /** @return the constants measured now. */
+    /**
+     * @param cores the processors this process may run on.
+     * @return the constants measured now.
+     */
     static Calibration measure(final int cores)
     {
         final double threadGBps = copyGBps(1);
         final double capGBps = Math.max(threadGBps, copyGBps(Math.min(cores, 4)));
-        final double handoffNs = handoffNs();
         final Calibration defaults = Calibration.defaults(cores);
+        // a process bound to one CPU (mpirun --bind-to core, srun's binding, jccl-bench --nprocs) cannot time a
+        // handoff between cores: its two threads take turns on that CPU, so the ping-pong measures the scheduler
+        // (7.6 us here, against 0.2-0.5 us between the processes' cores). Its ranks' peers run on other CPUs: it
+        // takes the default handoff instead, with the measured model's form
+        final double handoffNs = cores < 2 ? defaults.simple().stepNs() : handoffNs();
         final double slotNs = defaults.simple().slotNs() * handoffNs / defaults.simple().stepNs();
         // on the host every protocol hands a slot over by one cache line's round trip; LL and LL128 only add work
         // per slot (encoding and decoding flagged words or lines: about 2.2x and 3x SIMPLE's, by the FIFO JMH)
