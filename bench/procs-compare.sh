@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# jccl's processes next to Open MPI's on this host, in alternating rounds: Open MPI (shared memory, NP processes bound
+# to cores), then jccl-bench --nprocs NP, then Open MPI again, and so on. This machine's small-message latency moves
+# between two levels about 2x apart every few seconds, for Open MPI as much as for jccl, so one run of each compares
+# whichever levels they happened to meet: each round's pair ran seconds apart, and the medians over rounds say more.
+# Needs Open MPI (installed from Debian's packages when missing, with root) and ../shared/peers/coll_bench.c beside the
+# project. Usage, from the project root:
+#   bench/procs-compare.sh [ROUNDS] [NP] [MIN_BYTES] [MAX_BYTES] [extra jccl-bench flags...]
+# defaults: 5 rounds, 2 processes, 8 B to 1 KiB, AllReduce float sum; jccl runs -n 20000 unless the flags say -n.
+set -euo pipefail
+rounds=${1:-5}; np=${2:-2}; minb=${3:-8}; maxb=${4:-1024}; shift $(( $# > 4 ? 4 : $# ))
+here=$(cd "$(dirname "$0")" && pwd); root=$(dirname "$here")
+src="$root/../shared/peers/coll_bench.c"; bin=/tmp/coll_bench.openmpi
+[ -f "$src" ] || { echo "procs-compare: $src (the shared peers folder) is not beside the project" >&2; exit 2; }
+if ! command -v mpicc.openmpi > /dev/null; then
+  apt-get update -qq > /dev/null && apt-get install -y -qq openmpi-bin libopenmpi-dev > /dev/null
+fi
+if [ ! -x $bin ] || [ "$src" -nt $bin ]; then mpicc.openmpi -O3 -march=native "$src" -o $bin; fi
+iters=(-n 20000); for a in "$@"; do [ "$a" = -n ] && iters=(); done
+pin=(--bind-to core); [ "$np" -gt "$(nproc)" ] && pin=(--oversubscribe --bind-to none)
+out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
+for r in $(seq 1 "$rounds"); do
+  mpirun.openmpi --allow-run-as-root "${pin[@]}" -np "$np" $bin -b "$minb" -e "$maxb" -o a > "$out/mpi.$r"
+  "$here/jccl-bench" --nprocs "$np" all_reduce_perf -b "$minb" -e "$maxb" -f 2 -d float -o sum "${iters[@]}" "$@" \
+    > "$out/jccl.$r"
+done
+python3 - "$out" "$rounds" "$np" <<'PY'
+import statistics, sys
+out, rounds, np_ = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def mpi(path):
+    rows = {}
+    for line in open(path):
+        t = line.split()
+        if len(t) >= 9 and t[1].isdigit():
+            rows[int(t[1])] = float(t[4])
+    return rows
+def jccl(path):
+    rows, header = {}, None
+    for line in open(path):
+        if line.startswith('#') and 'busbw' in line and 'count' in line and header is None:
+            header = line.lstrip('#').split()
+            continue
+        t = line.split()
+        if header and t and t[0].isdigit():
+            # out-of-place time, as Open MPI's (nccl-tests prints out-of-place first)
+            rows[int(t[0])] = float(t[header.index('time')])
+    if not rows:
+        sys.exit("could not read jccl's table; its output was:\n" + open(path).read())
+    return rows
+pairs = [(mpi('%s/mpi.%d' % (out, r)), jccl('%s/jccl.%d' % (out, r))) for r in range(1, rounds + 1)]
+sizes = sorted(set.intersection(*[set(m) & set(j) for m, j in pairs]))
+print("# all_reduce_perf, %s processes: Open MPI (shared memory) and jccl --nprocs, %d alternating rounds, float sum"
+      % (np_, rounds))
+print("# each cell: Open MPI us / jccl us (jccl's out-of-place time); ratio = jccl / Open MPI")
+print("%10s  %s  %9s %9s %9s" % ("size(B)", "  ".join("%13s" % ("round %d" % (r + 1)) for r in range(rounds)),
+                                   "mpi_med", "jccl_med", "ratio_med"))
+for s in sizes:
+    cells = "  ".join("%6.2f/%6.2f" % (m[s], j[s]) for m, j in pairs)
+    ratio = statistics.median(j[s] / m[s] for m, j in pairs if m[s] > 0)
+    print("%10d  %s  %9.2f %9.2f %9.2f" % (s, cells, statistics.median(m[s] for m, _ in pairs),
+                                          statistics.median(j[s] for _, j in pairs), ratio))
+PY
