@@ -8,12 +8,13 @@ package io.jccl.transport;
  * +--------------------+--------------------+------------------------------------+-----------------------+
  * | tail (sent slots)  | head (freed slots) | slot headers: SLOTS x 64 bytes      | data: SLOTS x slotLen |
  * | long, release      | long, release      | length|seq|shape|plan|direct address|                       |
- * |                    |                    |   |segment|namespace                |                       |
+ * |                    |                    |   |segment|namespace|ready flag      |                       |
  * +--------------------+--------------------+------------------------------------+-----------------------+
  * </pre>
  * Counters are sequence numbers that only grow (a long never wraps in practice); slot {@code k} lives at index
- * {@code k % SLOTS}. The sender writes data and header, then publishes with one release-store of the tail; the
- * receiver acquires the tail, reads, and frees the slot with one release-store of the head. Every slot header
+ * {@code k % SLOTS}. The sender writes data and header, then publishes with one release-store of the slot's ready
+ * flag in its header (then of the tail, which only the sender's own bookkeeping, timeouts and debugging read); the
+ * receiver acquires the ready flag, reads, and frees the slot with one release-store of the head. Every slot header
  * carries the call's sequence number, the plan's hash and the hash of the call's shape, so a disagreement
  * between ranks is caught, not read as data. A direct slot (P2P with SIMPLE) carries no data: its header names where
  * in the sender's buffer the receiver reads it. Between ranks of one process that is the address (0 in a staged
@@ -52,6 +53,11 @@ public final class FifoDescriptor
     public static final int HEADER_DIRECT_SEGMENT = 40;
     /** Offset of the pid namespace of that buffer's owner, part of the buffer's file name (long). */
     public static final int HEADER_DIRECT_NAMESPACE = 48;
+    /**
+     * Offset of a SIMPLE slot's ready flag (long, release-stored last): the receiver polls the slot's header line,
+     * not the tail, so a slot reaches it in the header's line and the data's, one cache line fewer per handoff.
+     */
+    public static final int HEADER_READY = 56;
     /** Offset of the first data slot. */
     public static final int DATA_OFFSET = HEADERS_OFFSET + SLOTS * HEADER_LENGTH;
 

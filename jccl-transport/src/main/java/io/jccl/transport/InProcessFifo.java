@@ -10,6 +10,7 @@ import static io.jccl.transport.FifoDescriptor.HEADER_DIRECT_ADDRESS;
 import static io.jccl.transport.FifoDescriptor.HEADER_DIRECT_NAMESPACE;
 import static io.jccl.transport.FifoDescriptor.HEADER_DIRECT_SEGMENT;
 import static io.jccl.transport.FifoDescriptor.HEADER_PLAN;
+import static io.jccl.transport.FifoDescriptor.HEADER_READY;
 import static io.jccl.transport.FifoDescriptor.HEADER_SEQ;
 import static io.jccl.transport.FifoDescriptor.HEADER_SHAPE;
 import static io.jccl.transport.FifoDescriptor.HEAD_OFFSET;
@@ -204,6 +205,8 @@ public final class InProcessFifo implements AutoCloseable
         private final long staging;
         private long tail;
         private long cachedHead;
+        /** The tail just after the last direct slot: until the head reaches it, the receiver may still read it. */
+        private long directTail;
         /** Between processes: the shared buffers of the last two direct slots (a call alternates input, output). */
         private SharedBuffers.Segment recent;
         private SharedBuffers.Segment older;
@@ -266,14 +269,28 @@ public final class InProcessFifo implements AutoCloseable
                 final SharedBuffers.Segment segment = segmentOf(address, length);
                 writeHeader(length, seq, shape, plan, address - segment.address(), segment.id());
             }
-            // the referenced data and the header become visible before the new tail
-            UnsafeApi.putLongRelease(null, base + TAIL_OFFSET, ++tail);
+            // the referenced data and the header become visible with the ready flag
+            markReady();
+            directTail = tail;
         }
 
+        /**
+         * Only direct slots keep the sender waiting: a staged slot's data is already in the FIFO, so reading the
+         * receiver's head after each call (pulling its line over, and it back for the next release) would add a
+         * handoff for nothing.
+         */
         @Override
         public boolean drained()
         {
-            return cachedHead == tail || (cachedHead = UnsafeApi.getLongAcquire(null, base + HEAD_OFFSET)) == tail;
+            return cachedHead >= directTail ||
+                (cachedHead = UnsafeApi.getLongAcquire(null, base + HEAD_OFFSET)) >= directTail;
+        }
+
+        /** SIMPLE: one release-store of the slot's ready flag publishes data and header; then the tail advances. */
+        private void markReady()
+        {
+            UnsafeApi.putLongRelease(null, base + FifoDescriptor.headerOffset(tail) + HEADER_READY, flag(tail));
+            UnsafeApi.putLongRelease(null, base + TAIL_OFFSET, ++tail);
         }
 
         /** @return the shared buffer that holds the range; the last two are remembered, so no lookup per slot. */
@@ -322,13 +339,15 @@ public final class InProcessFifo implements AutoCloseable
             writeHeader(length, seq, shape, plan, 0, 0);
             switch (protocol)
             {
-                case SIMPLE -> { }
+                case SIMPLE -> markReady();
                 case LL -> encodeLl(length);
                 case LL128 -> encodeLl128(length);
             }
-            // SIMPLE: data and header become visible before the new tail, one release-store publishes the slot;
-            // LL and LL128 publish through their flags, the tail only serves debugging and timeouts
-            UnsafeApi.putLongRelease(null, base + TAIL_OFFSET, ++tail);
+            if (protocol != Protocol.SIMPLE)
+            {
+                // LL and LL128 publish through their flags, the tail only serves debugging and timeouts
+                UnsafeApi.putLongRelease(null, base + TAIL_OFFSET, ++tail);
+            }
         }
 
         /** Every 4 data bytes travel with the flag in one 64-bit release-store (the header was written before). */
@@ -384,7 +403,6 @@ public final class InProcessFifo implements AutoCloseable
         private final int peer;
         private final long staging;
         private long head;
-        private long cachedTail;
         /** LL/LL128: units (words or lines) of the current slot already decoded, while it is incomplete. */
         private int decodedUnits;
         private boolean complete;
@@ -401,16 +419,18 @@ public final class InProcessFifo implements AutoCloseable
         @Override
         public boolean hasData()
         {
-            if (protocol != Protocol.SIMPLE)
-            {
-                return complete || decode();
-            }
-            if (cachedTail > head)
+            if (complete)
             {
                 return true;
             }
-            cachedTail = UnsafeApi.getLongAcquire(null, base + TAIL_OFFSET);
-            return cachedTail > head;
+            if (protocol != Protocol.SIMPLE)
+            {
+                return decode();
+            }
+            // the ready flag shares the header's line: one line tells the slot is there and what it holds
+            complete = UnsafeApi.getLongAcquire(null, base + FifoDescriptor.headerOffset(head) + HEADER_READY) ==
+                flag(head);
+            return complete;
         }
 
         /** Decodes what has arrived of the current slot; true once all of it has. */

@@ -63,7 +63,10 @@ public interface SendConnector
         throw new UnsupportedOperationException("this connector stages every slot");
     }
 
-    /** @return true when the receiver has released every slot published so far. */
+    /**
+     * @return true when the receiver has released every direct slot published so far (until then it may read the
+     *         sender's buffer); staged slots hold their own copy and never keep the sender waiting.
+     */
     default boolean drained()
     {
         return true;

@@ -46,14 +46,43 @@ class DirectSlotTest
                 receiver.release();
                 assertTrue(sender.drained());
 
-                // a staged slot in the same FIFO is read from the FIFO again
+                // a staged slot in the same FIFO is read from the FIFO again, and holds no reference to the
+                // sender's memory: it never keeps the sender waiting
                 UnsafeApi.putLong(sender.slotAddress(), -round);
                 sender.publish(8, 11, 12, 13);
+                assertTrue(sender.drained(), "a staged slot holds its own copy");
                 assertTrue(receiver.hasData());
                 assertFalse(receiver.isDirect());
                 assertEquals(-round, UnsafeApi.getLong(receiver.slotAddress()));
                 receiver.release();
             }
+        }
+        finally
+        {
+            HostDevice.INSTANCE.free(buffer);
+        }
+    }
+
+    @Test
+    void shouldWaitForTheLastDirectSlotEvenBehindStagedOnes()
+    {
+        final SendConnector sender = transport.sender(0, 1, 0, Protocol.SIMPLE, TransportKind.P2P);
+        final RecvConnector receiver = transport.receiver(0, 1, 0, Protocol.SIMPLE, TransportKind.P2P);
+        final long buffer = HostDevice.INSTANCE.allocate(4096);
+        try
+        {
+            assertFalse(receiver.hasData(), "nothing published yet");
+            sender.publishDirect(buffer, 8, 1, 2, 3);
+            sender.publish(8, 1, 2, 3);
+            assertFalse(sender.drained(), "the direct slot is unread");
+            assertTrue(receiver.hasData());
+            assertTrue(receiver.isDirect());
+            receiver.release();
+            assertTrue(sender.drained(), "only the staged slot is left, and it holds its own copy");
+            assertTrue(receiver.hasData());
+            assertFalse(receiver.isDirect());
+            receiver.release();
+            assertFalse(receiver.hasData(), "both slots were read");
         }
         finally
         {
