@@ -567,7 +567,8 @@ final class RankExecution implements Execution
             final long inSlot = op.receives() ? checkedSlot(op) : 0;
             // a step whose sent data ends up in one range of a buffer publishes that range instead of copying it
             final long directFrom = op.sends() && directStep[index][step] ? directSource(op) : 0;
-            final long outSlot = directFrom != 0 ? 0 : op.sends() ? send.slotAddress() : 0;
+            final long outSlot = directFrom != 0 || !op.sends() ? 0 :
+                send.slotAddress((int)stepBytes(op, srcBuffer, srcChunk, dstBuffer, dstChunk, chunkCount));
             long slotOffset = 0;
             for (int j = 0; j < chunkCount; j++)
             {
@@ -633,6 +634,18 @@ final class RankExecution implements Execution
                 slotsSent++;
                 bytesStaged += slotOffset;
             }
+        }
+
+        /** @return the bytes the step moves: its pieces of the source chunks, or of the destination's. */
+        private long stepBytes(final Opcode op, final int srcBuffer, final int srcChunk, final int dstBuffer,
+            final int dstChunk, final int chunkCount)
+        {
+            long n = 0;
+            for (int j = 0; j < chunkCount; j++)
+            {
+                n += op.readsSource() ? pieceOf(srcBuffer, srcChunk + j) : pieceOf(dstBuffer, dstChunk + j);
+            }
+            return n * elementSize;
         }
 
         /**

@@ -7,8 +7,9 @@ package io.jccl.transport;
  *   0                    128                  256
  * +--------------------+--------------------+------------------------------------+-----------------------+
  * | tail (sent slots)  | head (freed slots) | slot headers: SLOTS x 64 bytes      | data: SLOTS x slotLen |
- * | long, release      | long, release      | length|seq|shape|plan|direct address|                       |
- * |                    |                    |   |segment|namespace|ready flag      |                       |
+ * | long, release      | long, release      | length|kind|seq|shape|plan|direct     |                       |
+ * |                    |                    |   address|segment|namespace (or up  |                       |
+ * |                    |                    |   to 24 bytes of data)|ready flag   |                       |
  * +--------------------+--------------------+------------------------------------+-----------------------+
  * </pre>
  * Counters are sequence numbers that only grow (a long never wraps in practice); slot {@code k} lives at index
@@ -38,6 +39,13 @@ public final class FifoDescriptor
     public static final int HEADER_LENGTH = 64;
     /** Offset of the slot's data length in its header (int). */
     public static final int HEADER_DATA_LENGTH = 0;
+    /**
+     * Offset of a SIMPLE slot's kind (int, after the data length): {@link #INLINE} when its data lies in the header
+     * itself, at {@link #HEADER_INLINE_DATA}, else 0.
+     */
+    public static final int HEADER_KIND = 4;
+    /** {@link #HEADER_KIND} of a slot whose data is in its header. */
+    public static final int INLINE = 1;
     /** Offset of the call's sequence number in a slot header (long). */
     public static final int HEADER_SEQ = 8;
     /** Offset of the call's shape hash in a slot header (long). */
@@ -58,6 +66,13 @@ public final class FifoDescriptor
      * not the tail, so a slot reaches it in the header's line and the data's, one cache line fewer per handoff.
      */
     public static final int HEADER_READY = 56;
+    /**
+     * Offset of an inline slot's data: a staged SIMPLE slot of at most {@link #INLINE_MAX} bytes travels in its header
+     * line, over the direct-slot fields it does not need, so the receiver reads one line per handoff.
+     */
+    public static final int HEADER_INLINE_DATA = HEADER_DIRECT_ADDRESS;
+    /** The largest payload carried inline. */
+    public static final int INLINE_MAX = HEADER_READY - HEADER_INLINE_DATA;
     /** Offset of the first data slot. */
     public static final int DATA_OFFSET = HEADERS_OFFSET + SLOTS * HEADER_LENGTH;
 

@@ -9,6 +9,10 @@ import static io.jccl.transport.FifoDescriptor.HEADER_DATA_LENGTH;
 import static io.jccl.transport.FifoDescriptor.HEADER_DIRECT_ADDRESS;
 import static io.jccl.transport.FifoDescriptor.HEADER_DIRECT_NAMESPACE;
 import static io.jccl.transport.FifoDescriptor.HEADER_DIRECT_SEGMENT;
+import static io.jccl.transport.FifoDescriptor.HEADER_INLINE_DATA;
+import static io.jccl.transport.FifoDescriptor.HEADER_KIND;
+import static io.jccl.transport.FifoDescriptor.INLINE;
+import static io.jccl.transport.FifoDescriptor.INLINE_MAX;
 import static io.jccl.transport.FifoDescriptor.HEADER_PLAN;
 import static io.jccl.transport.FifoDescriptor.HEADER_READY;
 import static io.jccl.transport.FifoDescriptor.HEADER_SEQ;
@@ -207,6 +211,8 @@ public final class InProcessFifo implements AutoCloseable
         private long cachedHead;
         /** The tail just after the last direct slot: until the head reaches it, the receiver may still read it. */
         private long directTail;
+        /** The next slot's data was placed in its header ({@link #slotAddress(int)}). */
+        private boolean inline;
         /** Between processes: the shared buffers of the last two direct slots (a call alternates input, output). */
         private SharedBuffers.Segment recent;
         private SharedBuffers.Segment older;
@@ -231,7 +237,20 @@ public final class InProcessFifo implements AutoCloseable
         @Override
         public long slotAddress()
         {
+            inline = false;
             return protocol == Protocol.SIMPLE ? wireSlot(tail) : staging;
+        }
+
+        @Override
+        public long slotAddress(final int length)
+        {
+            if (protocol != Protocol.SIMPLE || length > INLINE_MAX)
+            {
+                return slotAddress();
+            }
+            // the header's line carries the data too: the receiver's one read of the ready flag brings both
+            inline = true;
+            return base + FifoDescriptor.headerOffset(tail) + HEADER_INLINE_DATA;
         }
 
         @Override
@@ -260,6 +279,7 @@ public final class InProcessFifo implements AutoCloseable
             {
                 SendConnector.super.publishDirect(address, length, seq, shape, plan);
             }
+            inline = false;
             if (ownBuffers == null)
             {
                 writeHeader(length, seq, shape, plan, address, 0);
@@ -325,6 +345,14 @@ public final class InProcessFifo implements AutoCloseable
             UnsafeApi.putLong(header + HEADER_SEQ, seq);
             UnsafeApi.putLong(header + HEADER_SHAPE, shape);
             UnsafeApi.putLong(header + HEADER_PLAN, plan);
+            if (inline)
+            {
+                // the data lies over the direct-slot fields
+                UnsafeApi.putInt(header + HEADER_KIND, INLINE);
+                inline = false;
+                return;
+            }
+            UnsafeApi.putInt(header + HEADER_KIND, 0);
             UnsafeApi.putLong(header + HEADER_DIRECT_ADDRESS, address);
             UnsafeApi.putLong(header + HEADER_DIRECT_SEGMENT, segment);
             if (segment != 0)
@@ -507,6 +535,11 @@ public final class InProcessFifo implements AutoCloseable
             {
                 return staging;
             }
+            final long inlineData = inlineData();
+            if (inlineData != 0)
+            {
+                return inlineData;
+            }
             if (peerBuffers != null)
             {
                 final long header = base + FifoDescriptor.headerOffset(head);
@@ -516,6 +549,13 @@ public final class InProcessFifo implements AutoCloseable
             }
             final long directAddress = directAddress();
             return directAddress != 0 ? directAddress : wireSlot(head);
+        }
+
+        /** @return where the current SIMPLE slot's data lies in its header, or 0 when it is not inline. */
+        private long inlineData()
+        {
+            final long header = base + FifoDescriptor.headerOffset(head);
+            return UnsafeApi.getInt(header + HEADER_KIND) == INLINE ? header + HEADER_INLINE_DATA : 0;
         }
 
         private long directAddress()
@@ -546,6 +586,10 @@ public final class InProcessFifo implements AutoCloseable
         @Override
         public boolean isDirect()
         {
+            if (protocol != Protocol.SIMPLE || inlineData() != 0)
+            {
+                return false;
+            }
             if (peerBuffers != null)
             {
                 return UnsafeApi.getLong(base + FifoDescriptor.headerOffset(head) + HEADER_DIRECT_SEGMENT) != 0;

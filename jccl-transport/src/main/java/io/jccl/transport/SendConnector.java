@@ -12,6 +12,19 @@ public interface SendConnector
     /** @return the address of the next slot's data (valid while {@link #hasSpace()} is true). */
     long slotAddress();
 
+    /**
+     * Where to write the next slot when its length is known: a connector may place a small slot where it travels
+     * cheaper (SIMPLE between ranks puts one of at most {@link FifoDescriptor#INLINE_MAX} bytes in its header line).
+     * The slot must then be published with {@link #publish} and exactly that length.
+     *
+     * @param length the bytes the slot will hold.
+     * @return the address to write them to (valid while {@link #hasSpace()} is true).
+     */
+    default long slotAddress(final int length)
+    {
+        return slotAddress();
+    }
+
     /** @return the capacity of a slot in bytes. */
     int slotLength();
 

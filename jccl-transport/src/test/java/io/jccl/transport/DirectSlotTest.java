@@ -91,6 +91,42 @@ class DirectSlotTest
     }
 
     @Test
+    void shouldCarrySmallStagedSlotsInTheirHeaderLine()
+    {
+        final SendConnector sender = transport.sender(0, 1, 0, Protocol.SIMPLE, TransportKind.SHM);
+        final RecvConnector receiver = transport.receiver(0, 1, 0, Protocol.SIMPLE, TransportKind.SHM);
+        final long dataSlot = sender.slotAddress();
+        for (int round = 0; round < 3 * FifoDescriptor.SLOTS; round++)
+        {
+            // alternate inline (at most INLINE_MAX bytes) and data-slot slots through the same headers
+            final int length = round % 2 == 0 ? FifoDescriptor.INLINE_MAX : FifoDescriptor.INLINE_MAX + 8;
+            final long at = sender.slotAddress(length);
+            assertEquals(round % 2 == 0, at != sender.slotAddress(), "inline exactly up to INLINE_MAX bytes");
+            final long out = sender.slotAddress(length);
+            for (int i = 0; i < length; i += 8)
+            {
+                UnsafeApi.putLong(out + i, round * 1000L + i);
+            }
+            sender.publish(length, 40 + round, 12, 13);
+            assertTrue(receiver.hasData());
+            assertFalse(receiver.isDirect());
+            assertEquals(length, receiver.dataLength());
+            assertEquals(40 + round, receiver.seq());
+            for (int i = 0; i < length; i += 8)
+            {
+                assertEquals(round * 1000L + i, UnsafeApi.getLong(receiver.slotAddress() + i));
+            }
+            receiver.release();
+            assertFalse(receiver.hasData());
+        }
+        assertTrue(dataSlot != 0);
+        assertEquals(sender.slotAddress(FifoDescriptor.INLINE_MAX), sender.slotAddress(FifoDescriptor.INLINE_MAX),
+            "the place does not move until the slot is published");
+        final SendConnector ll = transport.sender(1, 0, 0, Protocol.LL, TransportKind.P2P);
+        assertEquals(ll.slotAddress(), ll.slotAddress(8), "LL never places a slot in its header");
+    }
+
+    @Test
     void shouldStageWhenShmOrNotSimple()
     {
         assertFalse(transport.sender(0, 1, 0, Protocol.SIMPLE, TransportKind.SHM).direct());
