@@ -178,10 +178,10 @@ final class NetRuntime
     }
 
     /**
-     * @param config the first user's settings start the driver; later users share it.
-     * @return the process's runtime, counted as used once more.
+     * @return the process's runtime, counted as used once more (its Aeron starts with the first Aeron user,
+     *         {@link #aeron(NetConfig)}).
      */
-    static synchronized NetRuntime acquire(final NetConfig config)
+    static synchronized NetRuntime acquire()
     {
         if (current == null)
         {

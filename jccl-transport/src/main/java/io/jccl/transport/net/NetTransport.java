@@ -136,7 +136,7 @@ public final class NetTransport implements AutoCloseable
      */
     public static NetTransport start(final NetConfig config, final byte[] token)
     {
-        final NetRuntime runtime = NetRuntime.acquire(config);
+        final NetRuntime runtime = NetRuntime.acquire();
         try
         {
             return new NetTransport(config, runtime, HostDevice.INSTANCE, token);

@@ -359,6 +359,14 @@ final class TcpCarrier implements Carrier
         }
     }
 
+    /** Moves a buffer's bytes from {@code from} to its position to its front, and the position with them. */
+    private static void moveToFront(final UnsafeBuffer view, final ByteBuffer buffer, final int from)
+    {
+        final int end = buffer.position();
+        view.putBytes(0, view, from, end - from);
+        buffer.position(end - from);
+    }
+
     /** An accepted connection: frames from one peer process. */
     private static final class Connection
     {
@@ -403,8 +411,7 @@ final class TcpCarrier implements Carrier
             }
             else if (in.capacity() - end < MAX_FRAME)
             {
-                view.putBytes(0, view, parsed, end - parsed);
-                in.position(end - parsed);
+                moveToFront(view, in, parsed);
                 parsed = 0;
             }
         }
@@ -449,9 +456,7 @@ final class TcpCarrier implements Carrier
                 if (out.remaining() < need && written > 0)
                 {
                     // only now move what the socket has not taken to the front, once
-                    final int fill = out.position();
-                    view.putBytes(0, view, written, fill - written);
-                    out.position(fill - written);
+                    moveToFront(view, out, written);
                     written = 0;
                 }
                 if (out.remaining() < need)
