@@ -206,20 +206,7 @@ public final class BenchRunner
                 out.println(line);
             }
             out.flush();
-            final Worker[] workers;
-            final ComputeLoad load = options.load() == null ? null : ComputeLoad.start(options.load());
-            try
-            {
-                workers = runWorkers();
-            }
-            finally
-            {
-                if (load != null)
-                {
-                    load.close();
-                }
-            }
-            return finish(workers);
+            return finish(ComputeLoad.during(options.load(), this::runWorkers));
         }
         finally
         {
@@ -273,7 +260,7 @@ public final class BenchRunner
         final ComputeLoad.Spec load = options.load();
         if (load != null)
         {
-            out.println("# Load: " + load.describe() + " in this process, beside the collectives");
+            out.println(ComputeLoad.headerLine(load));
         }
         if (onlineTuning)
         {

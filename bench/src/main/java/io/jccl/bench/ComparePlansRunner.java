@@ -87,9 +87,13 @@ public final class ComparePlansRunner
             allocate();
             final CompareTable table = new CompareTable(plans.stream().map(SweepCombination::compactLabel).toList());
             out.println(TableFormatter.parametersLine(options, maxBytes));
+            if (options.load() != null)
+            {
+                out.println(ComputeLoad.headerLine(options.load()));
+            }
             table.headerLines(options.rounds(), options.iters()).forEach(out::println);
             out.flush();
-            return measureAll(table);
+            return ComputeLoad.during(options.load(), () -> measureAll(table));
         }
         finally
         {

@@ -126,6 +126,41 @@ public final class ComputeLoad implements AutoCloseable
         return load;
     }
 
+    /**
+     * Runs {@code body} under the load a run asked for, if any, and stops the load after it: the bench's table runs
+     * and {@code --compare-plans} both measure this way.
+     *
+     * @param spec the load, or null for none.
+     * @param body what to measure.
+     * @param <T>  what the body returns.
+     * @return what the body returned.
+     */
+    public static <T> T during(final Spec spec, final java.util.function.Supplier<T> body)
+    {
+        if (spec == null)
+        {
+            return body.get();
+        }
+        final ComputeLoad load = start(spec);
+        try
+        {
+            return body.get();
+        }
+        finally
+        {
+            load.close();
+        }
+    }
+
+    /**
+     * @param spec the load.
+     * @return the table header's line that says the load runs.
+     */
+    public static String headerLine(final Spec spec)
+    {
+        return "# Load: " + spec.describe() + " in this process, beside the collectives";
+    }
+
     /** @return what runs. */
     public Spec spec()
     {

@@ -49,4 +49,18 @@ class ComparePlansRunnerTest
         assertTrue(columns[11].contains("/ll/"), columns[11]);
         assertTrue(lines.contains("# Out of bounds values : 0 OK"), table);
     }
+
+    @Test
+    @Timeout(120)
+    void shouldMeasureUnderTheLoadWhenALoadIsAsked()
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final int status = JcclBench.run(new String[] {"all_reduce_perf", "-g", "2", "-b", "1K", "-e", "1K", "-n",
+            "2", "-w", "0", "--jit-warmup-ms", "0", "--rounds", "1", "--compare-plans", "default;proto=ll",
+            "--load", "matmul:1"}, new PrintStream(out, true, StandardCharsets.UTF_8), System.err);
+        final String table = out.toString(StandardCharsets.UTF_8);
+
+        assertEquals(0, status, table);
+        assertTrue(table.contains("# Load: matmul 256x256 float on 1 daemon thread in this process"), table);
+    }
 }

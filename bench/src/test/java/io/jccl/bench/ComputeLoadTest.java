@@ -33,6 +33,20 @@ class ComputeLoadTest
     }
 
     @Test
+    @Timeout(60)
+    void shouldRunTheBodyUnderTheLoadAndStopItAfterwardsWhenDuring()
+    {
+        assertEquals(2L, ComputeLoad.during(ComputeLoad.Spec.parse("matmul:2"), ComputeLoadTest::liveLoadThreads));
+        assertEquals(0, liveLoadThreads());
+        assertEquals(0L, ComputeLoad.during(null, ComputeLoadTest::liveLoadThreads), "no load asked for");
+        assertThrows(IllegalStateException.class, () -> ComputeLoad.during(ComputeLoad.Spec.parse("matmul:1"), () ->
+        {
+            throw new IllegalStateException("the body failed");
+        }));
+        assertEquals(0, liveLoadThreads(), "a failing body stops the load too");
+    }
+
+    @Test
     void shouldMultiplyRowMajorMatricesWhenMultiply()
     {
         final float[] a = {1, 2, 3, 4};
