@@ -25,21 +25,22 @@ final class IdleWait
     /** The park that stands in for a yield while contended (the timer's slack makes it about 60 us). */
     static final long CONTENDED_PARK_NS = 20_000;
 
-    /** This process's cores, as its waiting threads see them. */
-    static final Contention PROCESS = new Contention();
+    /** This process's cores, as the threads waiting for their calls see them. */
+    static final Contention CALLERS = new Contention();
 
-    private final boolean probes;
+    private final Contention contention;
     private int idle;
     private long parkNs = 1000;
 
     /**
-     * @param probes whether this thread's yields count in {@link #PROCESS}. A helper's do not: it yields while a
-     *               caller of this process drives its ranks, and that caller is a busy thread on the core only for
-     *               as long as it has work.
+     * @param contention what this thread's yields count in: {@link #CALLERS} for a thread waiting for its call, its
+     *                   own for the progress helper. The helper yields to this process's callers while they issue
+     *                   calls, so its long yields would mark the callers' waits, where a peer answers within a
+     *                   microsecond; with its own mark it parks only itself.
      */
-    IdleWait(final boolean probes)
+    IdleWait(final Contention contention)
     {
-        this.probes = probes;
+        this.contention = contention;
     }
 
     /** Called after a round that did something. */
@@ -60,17 +61,14 @@ final class IdleWait
         else if (n <= SPINS + YIELDS)
         {
             final long start = System.nanoTime();
-            if (PROCESS.parks(start))
+            if (contention.parks(start))
             {
                 LockSupport.parkNanos(CONTENDED_PARK_NS);
             }
             else
             {
                 Thread.yield();
-                if (probes)
-                {
-                    PROCESS.yielded(start, System.nanoTime());
-                }
+                contention.yielded(start, System.nanoTime());
             }
         }
         else

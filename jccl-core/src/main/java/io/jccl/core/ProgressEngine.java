@@ -89,7 +89,7 @@ final class ProgressEngine
         waiters.incrementAndGet();
         try
         {
-            final IdleWait idle = new IdleWait(true);
+            final IdleWait idle = new IdleWait(IdleWait.CALLERS);
             while (!call.isComplete())
             {
                 if (progress() > 0)
@@ -133,7 +133,7 @@ final class ProgressEngine
     /** Serves calls nobody waits on; stays out of the way while a waiter drives. */
     private void runAgent()
     {
-        final IdleWait idle = new IdleWait(false);
+        final IdleWait idle = new IdleWait(new IdleWait.Contention());
         while (true)
         {
             // a helper is useful only while some local rank has no waiter driving it: with one rank in this process
