@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * {@code --load matmul:THREADS}: a steady compute load in the bench's own process, beside the collectives, as a
@@ -135,7 +136,7 @@ public final class ComputeLoad implements AutoCloseable
      * @param <T>  what the body returns.
      * @return what the body returned.
      */
-    public static <T> T during(final Spec spec, final java.util.function.Supplier<T> body)
+    public static <T> T during(final Spec spec, final Supplier<T> body)
     {
         if (spec == null)
         {
