@@ -16,10 +16,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class DirectSlotTest
 {
     private final InProcessTransport transport = new InProcessTransport();
+    /** The sender's memory that direct slots point into. */
+    private final long buffer = HostDevice.INSTANCE.allocate(4096);
 
     @AfterEach
     void close()
     {
+        HostDevice.INSTANCE.free(buffer);
         transport.close();
     }
 
@@ -28,38 +31,30 @@ class DirectSlotTest
     {
         final SendConnector sender = transport.sender(0, 1, 0, Protocol.SIMPLE, TransportKind.P2P);
         final RecvConnector receiver = transport.receiver(0, 1, 0, Protocol.SIMPLE, TransportKind.P2P);
-        final long buffer = HostDevice.INSTANCE.allocate(4096);
-        try
+        assertTrue(sender.direct());
+        for (int round = 0; round < 3 * FifoDescriptor.SLOTS; round++)
         {
-            assertTrue(sender.direct());
-            for (int round = 0; round < 3 * FifoDescriptor.SLOTS; round++)
-            {
-                UnsafeApi.putLong(buffer + 8L * round, round * 7L);
-                sender.publishDirect(buffer + 8L * round, 8, 11, 12, 13);
-                assertFalse(sender.drained(), "the receiver has not released the slot");
-                assertTrue(receiver.hasData());
-                assertTrue(receiver.isDirect());
-                assertEquals(buffer + 8L * round, receiver.slotAddress());
-                assertEquals(round * 7L, UnsafeApi.getLong(receiver.slotAddress()));
-                assertEquals(8, receiver.dataLength());
-                assertEquals(11, receiver.seq());
-                receiver.release();
-                assertTrue(sender.drained());
+            UnsafeApi.putLong(buffer + 8L * round, round * 7L);
+            sender.publishDirect(buffer + 8L * round, 8, 11, 12, 13);
+            assertFalse(sender.drained(), "the receiver has not released the slot");
+            assertTrue(receiver.hasData());
+            assertTrue(receiver.isDirect());
+            assertEquals(buffer + 8L * round, receiver.slotAddress());
+            assertEquals(round * 7L, UnsafeApi.getLong(receiver.slotAddress()));
+            assertEquals(8, receiver.dataLength());
+            assertEquals(11, receiver.seq());
+            receiver.release();
+            assertTrue(sender.drained());
 
-                // a staged slot in the same FIFO is read from the FIFO again, and holds no reference to the
-                // sender's memory: it never keeps the sender waiting
-                UnsafeApi.putLong(sender.slotAddress(), -round);
-                sender.publish(8, 11, 12, 13);
-                assertTrue(sender.drained(), "a staged slot holds its own copy");
-                assertTrue(receiver.hasData());
-                assertFalse(receiver.isDirect());
-                assertEquals(-round, UnsafeApi.getLong(receiver.slotAddress()));
-                receiver.release();
-            }
-        }
-        finally
-        {
-            HostDevice.INSTANCE.free(buffer);
+            // a staged slot in the same FIFO is read from the FIFO again, and holds no reference to the
+            // sender's memory: it never keeps the sender waiting
+            UnsafeApi.putLong(sender.slotAddress(), -round);
+            sender.publish(8, 11, 12, 13);
+            assertTrue(sender.drained(), "a staged slot holds its own copy");
+            assertTrue(receiver.hasData());
+            assertFalse(receiver.isDirect());
+            assertEquals(-round, UnsafeApi.getLong(receiver.slotAddress()));
+            receiver.release();
         }
     }
 
@@ -68,26 +63,18 @@ class DirectSlotTest
     {
         final SendConnector sender = transport.sender(0, 1, 0, Protocol.SIMPLE, TransportKind.P2P);
         final RecvConnector receiver = transport.receiver(0, 1, 0, Protocol.SIMPLE, TransportKind.P2P);
-        final long buffer = HostDevice.INSTANCE.allocate(4096);
-        try
-        {
-            assertFalse(receiver.hasData(), "nothing published yet");
-            sender.publishDirect(buffer, 8, 1, 2, 3);
-            sender.publish(8, 1, 2, 3);
-            assertFalse(sender.drained(), "the direct slot is unread");
-            assertTrue(receiver.hasData());
-            assertTrue(receiver.isDirect());
-            receiver.release();
-            assertTrue(sender.drained(), "only the staged slot is left, and it holds its own copy");
-            assertTrue(receiver.hasData());
-            assertFalse(receiver.isDirect());
-            receiver.release();
-            assertFalse(receiver.hasData(), "both slots were read");
-        }
-        finally
-        {
-            HostDevice.INSTANCE.free(buffer);
-        }
+        assertFalse(receiver.hasData(), "nothing published yet");
+        sender.publishDirect(buffer, 8, 1, 2, 3);
+        sender.publish(8, 1, 2, 3);
+        assertFalse(sender.drained(), "the direct slot is unread");
+        assertTrue(receiver.hasData());
+        assertTrue(receiver.isDirect());
+        receiver.release();
+        assertTrue(sender.drained(), "only the staged slot is left, and it holds its own copy");
+        assertTrue(receiver.hasData());
+        assertFalse(receiver.isDirect());
+        receiver.release();
+        assertFalse(receiver.hasData(), "both slots were read");
     }
 
     @Test
