@@ -3,6 +3,10 @@
 # to cores), then jccl-bench --nprocs NP, then Open MPI again, and so on. This machine's small-message latency moves
 # between two levels about 2x apart every few seconds, for Open MPI as much as for jccl, so one run of each compares
 # whichever levels they happened to meet: each round's pair ran seconds apart, and the medians over rounds say more.
+# The two levels are where the host put the two vCPUs: on cores sharing a cache (a cache line passes in about 50 ns)
+# or apart (about 220 ns). bench/handoff-probe.c measures that before and after every run; each cell is tagged n
+# (near: every probe around the run under 120 ns), a (apart: every probe over it) or m (mixed), and the last lines
+# give the medians of the rounds whose two runs both met the same placement.
 # Needs Open MPI (installed from Debian's packages when missing, with root) and ../shared/peers/coll_bench.c beside the
 # project. Usage, from the project root:
 #   bench/procs-compare.sh [ROUNDS] [NP] [MIN_BYTES] [MAX_BYTES] [extra jccl-bench flags...]
@@ -16,13 +20,20 @@ if ! command -v mpicc.openmpi > /dev/null; then
   apt-get update -qq > /dev/null && apt-get install -y -qq openmpi-bin libopenmpi-dev > /dev/null
 fi
 if [ ! -x $bin ] || [ "$src" -nt $bin ]; then mpicc.openmpi -O3 -march=native "$src" -o $bin; fi
+probe=/tmp/handoff-probe.jccl
+if [ ! -x $probe ] || [ "$here/handoff-probe.c" -nt $probe ]; then
+  mpicc.openmpi -O2 -pthread "$here/handoff-probe.c" -o $probe
+fi
 iters=(-n 20000); for a in "$@"; do [ "$a" = -n ] && iters=(); done
 pin=(--bind-to core); [ "$np" -gt "$(nproc)" ] && pin=(--oversubscribe --bind-to none)
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 for r in $(seq 1 "$rounds"); do
+  $probe > "$out/probe.$r.0"
   mpirun.openmpi --allow-run-as-root "${pin[@]}" -np "$np" $bin -b "$minb" -e "$maxb" -o a > "$out/mpi.$r"
+  $probe > "$out/probe.$r.1"
   "$here/jccl-bench" --nprocs "$np" all_reduce_perf -b "$minb" -e "$maxb" -f 2 -d float -o sum "${iters[@]}" "$@" \
     > "$out/jccl.$r"
+  $probe > "$out/probe.$r.2"
 done
 python3 - "$out" "$rounds" "$np" <<'PY'
 import statistics, sys
@@ -48,15 +59,34 @@ def jccl(path):
         sys.exit("could not read jccl's table; its output was:\n" + open(path).read())
     return rows
 pairs = [(mpi('%s/mpi.%d' % (out, r)), jccl('%s/jccl.%d' % (out, r))) for r in range(1, rounds + 1)]
+NEAR_NS = 120
+def probe(r, i):
+    return float(open('%s/probe.%d.%d' % (out, r, i)).read())
+def placement(before, after):
+    return 'n' if before < NEAR_NS and after < NEAR_NS else 'a' if before >= NEAR_NS and after >= NEAR_NS else 'm'
+# per round: (Open MPI's placement, jccl's placement)
+places = [(placement(probe(r, 0), probe(r, 1)), placement(probe(r, 1), probe(r, 2))) for r in range(1, rounds + 1)]
 sizes = sorted(set.intersection(*[set(m) & set(j) for m, j in pairs]))
 print("# all_reduce_perf, %s processes: Open MPI (shared memory) and jccl --nprocs, %d alternating rounds, float sum"
       % (np_, rounds))
-print("# each cell: Open MPI us / jccl us (jccl's out-of-place time); ratio = jccl / Open MPI")
-print("%10s  %s  %9s %9s %9s" % ("size(B)", "  ".join("%13s" % ("round %d" % (r + 1)) for r in range(rounds)),
+print("# each cell: Open MPI us / jccl us (jccl's out-of-place time), each tagged with the vCPUs' placement during"
+      " its run: n near, a apart, m mixed; ratio = jccl / Open MPI")
+print("# cache-line handoff (ns) before, between and after the runs: " +
+      "  ".join("r%d %s" % (r, "/".join("%.0f" % probe(r, i) for i in range(3))) for r in range(1, rounds + 1)))
+print("%10s  %s  %9s %9s %9s" % ("size(B)", "  ".join("%15s" % ("round %d" % (r + 1)) for r in range(rounds)),
                                    "mpi_med", "jccl_med", "ratio_med"))
 for s in sizes:
-    cells = "  ".join("%6.2f/%6.2f" % (m[s], j[s]) for m, j in pairs)
+    cells = "  ".join("%6.2f%s/%6.2f%s" % (m[s], pm, j[s], pj) for (m, j), (pm, pj) in zip(pairs, places))
     ratio = statistics.median(j[s] / m[s] for m, j in pairs if m[s] > 0)
     print("%10d  %s  %9.2f %9.2f %9.2f" % (s, cells, statistics.median(m[s] for m, _ in pairs),
                                           statistics.median(j[s] for _, j in pairs), ratio))
+for tag, name in (('n', 'near'), ('a', 'apart')):
+    same = [pair for pair, pl in zip(pairs, places) if pl == (tag, tag)]
+    if not same:
+        print("# %s: no round met this placement for both runs" % name)
+        continue
+    print("# %s (%d of %d rounds, both runs): " % (name, len(same), rounds) + "; ".join(
+        "%d B Open MPI %.2f us, jccl %.2f us, ratio %.2f" % (s, statistics.median(m[s] for m, _ in same),
+            statistics.median(j[s] for _, j in same), statistics.median(j[s] / m[s] for m, j in same if m[s] > 0))
+        for s in sizes))
 PY
