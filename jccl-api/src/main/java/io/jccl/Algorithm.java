@@ -7,7 +7,14 @@ public enum Algorithm
     /** Ring: ranks in a cycle, each rank-segment pipelined by channel and chunk. */
     RING(0, "ring"),
     /** Tree: a pipelined binary tree (AllReduce, Broadcast, Reduce). */
-    TREE(1, "tree");
+    TREE(1, "tree"),
+    /**
+     * Direct (AllReduce; jccl's own, not one of NCCL's): every rank sends its whole input to every other rank and
+     * reduces all inputs itself, in rank order, so every rank computes the same bits. One message on the critical
+     * path instead of the tree's 2 log2(n) or the ring's 2(n-1), for n-1 times the ring's traffic: an algorithm for
+     * small calls, as TensorRT-LLM's and vLLM's one-shot AllReduce.
+     */
+    DIRECT(2, "direct");
 
     private final int id;
     private final String lowerName;

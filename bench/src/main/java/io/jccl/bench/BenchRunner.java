@@ -293,11 +293,12 @@ public final class BenchRunner
         }
         final java.util.Set<io.jccl.Algorithm> allowed = JcclCommunicatorFactory.context(options, combination)
             .constraints().algorithms(tool.collective());
-        if (allowed.equals(java.util.Set.of(io.jccl.Algorithm.TREE)) &&
-            !io.jccl.schedules.TreeGenerator.supports(tool.collective()))
+        if (!allowed.contains(io.jccl.Algorithm.RING) && allowed.stream().allMatch(algorithm ->
+            io.jccl.schedules.Generators.effective(algorithm, tool.collective()) == io.jccl.Algorithm.RING))
         {
-            LOG.warn("--algo/JCCL_ALGO allows only tree, which jccl has for AllReduce, Broadcast and Reduce: {} runs " +
-                "ring (the plan column says so)", tool.toolName());
+            LOG.warn("--algo/JCCL_ALGO allows only {}, which jccl has not for {} (tree: AllReduce, Broadcast and " +
+                "Reduce; direct: AllReduce): it runs ring (the plan column says so)", allowed.stream()
+                .map(io.jccl.Algorithm::lowerName).collect(java.util.stream.Collectors.joining(",")), tool.toolName());
         }
     }
 

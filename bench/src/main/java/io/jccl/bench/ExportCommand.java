@@ -50,9 +50,9 @@ public final class ExportCommand
         description = "allreduce, allgather, reducescatter, broadcast, reduce or alltoall")
     private String coll;
 
-    @Option(names = "--algo", paramLabel = "<ring|tree>",
-        description = "the built-in (default: ring; a tree where none applies is a ring, alltoall is always the " +
-            "direct exchange)")
+    @Option(names = "--algo", paramLabel = "<ring|tree|direct>",
+        description = "the built-in (default: ring; a tree or direct where none applies is a ring, alltoall is " +
+            "always the direct exchange)")
     private String algo;
 
     @Option(names = {"-g", "--ngpus"}, required = true, converter = BenchOptions.IntConverter.class,

@@ -17,6 +17,7 @@ import io.jccl.kernels.cuda.CudaProbe;
 import io.jccl.kernels.cuda.EmulatedCuda;
 import io.jccl.kernels.cuda.KernelNames;
 import io.jccl.kernels.cuda.PtxResources;
+import io.jccl.schedules.Generators;
 
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -215,6 +216,11 @@ final class GpuCheckCommand
                     for (final BenchTool tool : TOOLS)
                     {
                         final Collective collective = tool.collective();
+                        if (Generators.effective(algorithm, collective) != algorithm)
+                        {
+                            // runs as the ring, which the grid checks anyway
+                            continue;
+                        }
                         for (final DataType type : DataType.values())
                         {
                             for (final ReduceOp op : collective.isReducing() ? OPS : new ReduceOp[] {null})

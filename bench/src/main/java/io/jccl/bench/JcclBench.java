@@ -74,7 +74,7 @@ public final class JcclBench
         "       jccl-bench verify [--strict] FILE...",
         "         check MSCCL XML schedules: OK or every error (line, element path), and whether each computes the " +
             "collective it declares; --strict adds what MSCCL's C executors would refuse",
-        "       jccl-bench export --coll <collective> [--algo ring|tree] -g <ranks> [--channels C] [--root R] " +
+        "       jccl-bench export --coll <collective> [--algo ring|tree|direct] -g <ranks> [--channels C] [--root R] " +
             "[--proto simple|ll|ll128]",
         "         write a built-in algorithm as MSCCL XML on stdout",
         "       jccl-bench gpu-check [--emulated] [--quick]",

@@ -19,7 +19,8 @@ import java.util.function.Consumer;
 final class KnobFlags
 {
     @Option(names = "--algo", paramLabel = "<spec>", order = 1,
-        description = "JCCL_ALGO: algorithms allowed, NCCL's syntax (ring, ^tree, allreduce:tree;allgather:ring)")
+        description = "JCCL_ALGO: algorithms allowed, NCCL's syntax (ring, ^tree, allreduce:tree;allgather:ring), " +
+            "and jccl's direct (AllReduce in one message)")
     private String algo;
 
     @Option(names = "--proto", paramLabel = "<spec>", order = 2,

@@ -79,7 +79,8 @@ class KnobFlagsTest
         final PlanConstraints pins = constraints("--algo", "allreduce:tree;allgather:ring");
         assertEquals(Set.of(Algorithm.TREE), pins.algorithms(Collective.ALL_REDUCE));
         assertEquals(Set.of(Algorithm.RING), pins.algorithms(Collective.ALL_GATHER));
-        assertEquals(Set.of(Algorithm.RING, Algorithm.TREE), pins.algorithms(Collective.BROADCAST));
+        assertEquals(Set.of(Algorithm.RING, Algorithm.TREE, Algorithm.DIRECT), pins.algorithms(Collective.BROADCAST));
+        assertEquals(Set.of(Algorithm.DIRECT), constraints("--algo", "direct").algorithms(Collective.ALL_REDUCE));
     }
 
     @Test

@@ -17,7 +17,10 @@ import java.util.List;
  * <ul>
  *     <li>algorithms: those allowed, as they run ({@link Generators#effective}): TREE is not offered where it would
  *     run as RING, and AllToAll, which always runs its direct program, offers RING alone as a placeholder;</li>
- *     <li>protocols: those allowed;</li>
+ *     <li>protocols: those allowed; DIRECT only with SIMPLE where SIMPLE is allowed ({@link #protocols}): its one
+ *     message per peer is a SIMPLE slot, whose header line carries up to 24 bytes and whose larger pieces a P2P
+ *     receiver reads in place, and the flagged framing of LL and LL128 would only add copies to an algorithm whose
+ *     point is latency;</li>
  *     <li>transports: the pinned one, else P2P and SHM on one node, and NET as well across nodes (the plan's
  *     transport names the path between ranks on one host; hops between hosts always cross the network);</li>
  *     <li>channels: the minimum, the powers of two between, and the maximum;</li>
@@ -85,7 +88,7 @@ public final class KnobSpace
         final List<Plan> plans = new ArrayList<>();
         for (final Algorithm algorithm : algorithms(collective, constraints))
         {
-            for (final Protocol protocol : constraints.protocols(collective))
+            for (final Protocol protocol : protocols(algorithm, collective, constraints))
             {
                 final List<Integer> chunks = chunks(protocol, constraints);
                 for (final TransportKind transport : transports(request, constraints))
@@ -121,6 +124,26 @@ public final class KnobSpace
             }
         }
         return algorithms;
+    }
+
+    /**
+     * @param algorithm   an algorithm offered for the collective ({@link #algorithms}).
+     * @param collective  the collective.
+     * @param constraints what the settings allow.
+     * @return the protocols allowed, in enum order; for DIRECT only SIMPLE when it is allowed.
+     */
+    public static List<Protocol> protocols(final Algorithm algorithm, final Collective collective,
+        final PlanConstraints constraints)
+    {
+        final List<Protocol> allowed = new ArrayList<>(Protocol.values().length);
+        for (final Protocol protocol : Protocol.values())
+        {
+            if (constraints.protocols(collective).contains(protocol))
+            {
+                allowed.add(protocol);
+            }
+        }
+        return algorithm == Algorithm.DIRECT && allowed.contains(Protocol.SIMPLE) ? List.of(Protocol.SIMPLE) : allowed;
     }
 
     /**

@@ -68,7 +68,7 @@ public final class PlanConstraints
     private static final String SENDRECV = "sendrecv";
     private static final String VALID_COLLECTIVES =
         "allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv";
-    private static final String VALID_ALGORITHMS = "ring, tree";
+    private static final String VALID_ALGORITHMS = "ring, tree, direct";
     private static final String VALID_PROTOCOLS = "simple, ll, ll128";
     private static final String VALID_CHUNK = "a positive byte count, optionally with a K or M suffix " +
         "(131072, 128K, 1M), at most " + Integer.MAX_VALUE;

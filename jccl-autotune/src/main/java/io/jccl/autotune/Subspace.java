@@ -52,12 +52,8 @@ final class Subspace
         final List<Subspace> subspaces = new ArrayList<>();
         for (final Algorithm algorithm : KnobSpace.algorithms(request.collective(), constraints))
         {
-            for (final Protocol protocol : Protocol.values())
+            for (final Protocol protocol : KnobSpace.protocols(algorithm, request.collective(), constraints))
             {
-                if (!constraints.protocols(request.collective()).contains(protocol))
-                {
-                    continue;
-                }
                 final int[] chunks = toArray(KnobSpace.chunks(protocol, constraints));
                 for (final TransportKind transport : KnobSpace.transports(request, constraints))
                 {

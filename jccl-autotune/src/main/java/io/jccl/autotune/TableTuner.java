@@ -423,7 +423,7 @@ public final class TableTuner implements Tuner
                     return algorithm;
                 }
             }
-            error("unknown algorithm '" + name + "'; valid values: tree, ring (NCCL's " +
+            error("unknown algorithm '" + name + "'; valid values: tree, ring, direct (jccl's; NCCL's " +
                 String.join(", ", NCCL_ONLY_ALGORITHMS) + " skip the line)");
             return null;
         }

@@ -127,6 +127,28 @@ class CostModelTest
     }
 
     @Test
+    void shouldFavourDirectForSmallAllReduceFromThreeRanksAndRingForLarge()
+    {
+        final Plan direct = plan(Algorithm.DIRECT, Protocol.SIMPLE, TransportKind.P2P, 1);
+        final Plan tree = plan(Algorithm.TREE, Protocol.SIMPLE, TransportKind.P2P, 1);
+        final Plan ring = plan(Algorithm.RING, Protocol.SIMPLE, TransportKind.P2P, 1);
+        for (final int ranks : new int[] {3, 4, 8})
+        {
+            assertTrue(predict(allReduce(64, ranks), direct) < predict(allReduce(64, ranks), tree), "n=" + ranks);
+            assertTrue(predict(allReduce(MIB_64, ranks), ring) < predict(allReduce(MIB_64, ranks), direct),
+                "n=" + ranks);
+        }
+        // two ranks: the tree is the same exchange, charged alike, so the tree (listed first) is kept
+        for (final long bytes : new long[] {8, 64 << 10, MIB_64})
+        {
+            assertEquals(predict(allReduce(bytes, 2), tree), predict(allReduce(bytes, 2), direct));
+        }
+        // anything but AllReduce runs the ring
+        final PlanRequest allGather = new PlanRequest(Collective.ALL_GATHER, DataType.FLOAT32, 1 << 20, 4);
+        assertEquals(predict(allGather, ring), predict(allGather, direct));
+    }
+
+    @Test
     void shouldPredictATreeThatCannotRunAsTheRingItRunsAs()
     {
         final PlanRequest allGather = new PlanRequest(Collective.ALL_GATHER, DataType.FLOAT32, 1 << 20, 4);

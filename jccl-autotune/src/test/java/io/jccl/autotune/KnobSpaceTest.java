@@ -79,7 +79,7 @@ class KnobSpaceTest
                 assertTrue(plans.stream().allMatch(plan -> plan.algorithm() == Algorithm.RING), collective + algo);
             }
         }
-        assertEquals(List.of(Algorithm.RING, Algorithm.TREE),
+        assertEquals(List.of(Algorithm.RING, Algorithm.TREE, Algorithm.DIRECT),
             KnobSpace.algorithms(Collective.ALL_REDUCE, PlanConstraints.none()));
         assertEquals(List.of(Algorithm.TREE),
             KnobSpace.algorithms(Collective.BROADCAST, parse("tree", null, null, null, null, null, null)));
@@ -111,12 +111,18 @@ class KnobSpaceTest
     void shouldOfferEveryKnobCombinationOnceInAFixedOrder()
     {
         final List<Plan> plans = KnobSpace.candidates(ALL_REDUCE, PlanConstraints.none());
-        // 2 algorithms x (5 SIMPLE + 1 LL + 5 LL128 chunks) x 2 transports x 6 channel counts
-        assertEquals(2 * 11 * 2 * 6, plans.size());
+        // ring and tree x (5 SIMPLE + 1 LL + 5 LL128 chunks), direct x 5 SIMPLE chunks; x 2 transports x 6 channel
+        // counts
+        assertEquals((2 * 11 + 5) * 2 * 6, plans.size());
         assertEquals(plans.size(), new HashSet<>(plans).size());
         assertEquals(new Plan(Algorithm.RING, Protocol.SIMPLE, TransportKind.P2P, 1, 256, 32 << 10), plans.get(0));
-        assertEquals(new Plan(Algorithm.TREE, Protocol.LL128, TransportKind.SHM, 32, 256, 512 << 10),
+        assertEquals(new Plan(Algorithm.DIRECT, Protocol.SIMPLE, TransportKind.SHM, 32, 256, 512 << 10),
             plans.get(plans.size() - 1));
+        assertTrue(plans.stream().noneMatch(plan -> plan.algorithm() == Algorithm.DIRECT &&
+            plan.protocol() != Protocol.SIMPLE));
+        // DIRECT keeps the protocols a pin leaves when SIMPLE is not among them
+        assertEquals(List.of(Protocol.LL), KnobSpace.protocols(Algorithm.DIRECT, Collective.ALL_REDUCE,
+            parse(null, "ll", null, null, null, null, null)));
         assertEquals(plans, KnobSpace.candidates(ALL_REDUCE, PlanConstraints.none()));
     }
 

@@ -92,8 +92,8 @@ class PlanConstraintsTest
     @Test
     void shouldRestrictOnlyTheNamedCollectivesWhenGivenThePerCollectiveForm()
     {
-        final PlanConstraints constraints = algo("allreduce:tree,ring;allgather:ring;broadcast:^ring");
-        assertEquals(ALL_ALGORITHMS, constraints.algorithms(Collective.ALL_REDUCE));
+        final PlanConstraints constraints = algo("allreduce:tree,ring;allgather:ring;broadcast:^ring,direct");
+        assertEquals(EnumSet.of(Algorithm.RING, Algorithm.TREE), constraints.algorithms(Collective.ALL_REDUCE));
         assertEquals(EnumSet.of(Algorithm.RING), constraints.algorithms(Collective.ALL_GATHER));
         assertEquals(EnumSet.of(Algorithm.TREE), constraints.algorithms(Collective.BROADCAST));
         assertEquals(ALL_ALGORITHMS, constraints.algorithms(Collective.REDUCE));
@@ -134,7 +134,7 @@ class PlanConstraintsTest
         assertTrue(constraints.warnings().get(0).startsWith("JCCL_ALGO: 'NVLS'"), constraints.warnings().get(0));
 
         final PlanConstraints excluded = algo("^nvls,collnet_chain,tree");
-        assertEquals(EnumSet.of(Algorithm.RING), excluded.algorithms(Collective.BROADCAST));
+        assertEquals(EnumSet.of(Algorithm.RING, Algorithm.DIRECT), excluded.algorithms(Collective.BROADCAST));
         assertEquals(2, excluded.warnings().size());
         assertEquals(PlanConstraints.none(), algo("^nvlstree"));
     }
@@ -271,14 +271,14 @@ class PlanConstraintsTest
             constraints.toString());
         assertEquals(constraints, PlanConstraints.parse(constraints.algoSpec(), constraints.protoSpec(), "p2p", "2",
             "8", "256", "128K"));
-        assertEquals("tree", algo("^ring").algoSpec());
+        assertEquals("tree,direct", algo("^ring").algoSpec());
         assertEquals("allreduce:simple;alltoall:ll", proto("allreduce:simple;alltoall:ll").protoSpec());
     }
 
     @Test
     void shouldHashEqualSettingsEquallyWhateverTheirSpelling()
     {
-        assertEquals(algo("^tree").stableHash(), algo("RING").stableHash());
+        assertEquals(algo("^tree,direct").stableHash(), algo("RING").stableHash());
         assertEquals(proto("ll128;allreduce:^simple,ll;allgather:ll128").stableHash(),
             proto("LL128").stableHash());
         assertNotEquals(algo("ring").stableHash(), algo("tree").stableHash());

@@ -158,7 +158,7 @@ class TableTunerTest
         "too-many-fields    | 3 | too many fields: 11, expected 8 to 10",
         "min-above-max      | 3 | min_bytes 200 is above max_bytes 100",
         "unknown-collective | 3 | unknown collective_type 'allscatter'; valid values: broadcast, reduce",
-        "unknown-algorithm  | 3 | unknown algorithm 'butterfly'; valid values: tree, ring",
+        "unknown-algorithm  | 3 | unknown algorithm 'butterfly'; valid values: tree, ring, direct",
         "unknown-protocol   | 3 | unknown protocol 'll256'; valid values: ll, ll128, simple",
         "non-numeric-bytes  | 3 | min_bytes '1k' is not a non-negative integer",
         "negative-bytes     | 3 | max_bytes '-1' is not a non-negative integer",

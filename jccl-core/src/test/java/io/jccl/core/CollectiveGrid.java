@@ -34,7 +34,7 @@ final class CollectiveGrid
     /** Element counts (AllGather: per rank sent; ReduceScatter: per rank received). */
     static final long[] COUNTS = {0, 1, 7, 1021, 1 << 20};
     /** Algorithms. */
-    static final Algorithm[] ALGORITHMS = {Algorithm.RING, Algorithm.TREE};
+    static final Algorithm[] ALGORITHMS = {Algorithm.RING, Algorithm.TREE, Algorithm.DIRECT};
 
     /** Where the root sits, for rooted collectives. */
     enum RootChoice
@@ -226,6 +226,43 @@ final class CollectiveGrid
             COUNTS[row[P_COUNT]], row[P_IN_PLACE] == 1, ALGORITHMS[row[P_ALGORITHM]],
             RootChoice.values()[row[P_ROOT]].root(ranks), Drive.values()[row[P_DRIVE]],
             Pipeline.values()[row[P_PIPELINE]]);
+    }
+
+    /**
+     * The direct AllReduce beyond the covering array's pairs: every type x reducing op x 3 and 5 ranks (2 ranks are
+     * the tree's order, which the array covers) x odd counts x in place or not, the drive and the pipeline varying
+     * along it, and 8 ranks of 2^20 floats.
+     *
+     * @return those cases.
+     */
+    static List<GridCase> directAllReduceCases()
+    {
+        final List<GridCase> cases = new ArrayList<>();
+        for (final DataType type : TYPES)
+        {
+            for (final ReduceOp op : OPS)
+            {
+                for (final int ranks : new int[] {3, 5})
+                {
+                    for (final long count : new long[] {7, 1021})
+                    {
+                        for (final boolean inPlace : new boolean[] {false, true})
+                        {
+                            if (op != null)
+                            {
+                                final int index = cases.size();
+                                cases.add(new GridCase(Collective.ALL_REDUCE, type, op, ranks, count, inPlace,
+                                    Algorithm.DIRECT, -1, index % 4 == 3 ? Drive.THREADS : Drive.GROUP,
+                                    index % 3 == 2 ? Pipeline.NARROW : Pipeline.DEFAULT));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        cases.add(new GridCase(Collective.ALL_REDUCE, DataType.FLOAT32, ReduceOp.SUM, 8, 1 << 20, true,
+            Algorithm.DIRECT, -1, Drive.GROUP, Pipeline.NARROW));
+        return cases;
     }
 
     /** @return the CI cases, in generation order. */

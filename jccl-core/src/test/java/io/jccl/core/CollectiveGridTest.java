@@ -48,6 +48,19 @@ class CollectiveGridTest
         runCase(gridCase, null);
     }
 
+    static Stream<GridCase> directAllReduceCases()
+    {
+        return CollectiveGrid.directAllReduceCases().stream();
+    }
+
+    @ParameterizedTest(name = "{index}: {0}")
+    @MethodSource("directAllReduceCases")
+    @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void shouldMatchReferenceWhenDirectAllReduce(final GridCase gridCase)
+    {
+        runCase(gridCase, null);
+    }
+
     /** Every third covering-array case, with every pair of ranks over Aeron UDP on loopback (NET pinned). */
     static Stream<GridCase> networkCases()
     {

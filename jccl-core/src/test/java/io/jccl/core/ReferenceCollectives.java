@@ -20,11 +20,13 @@ import java.nio.ByteOrder;
  *       {@code n*recvCount} input. Reduce starts at {@code (root+1)%n} and ends with the root.</li>
  *   <li>TREE (AllReduce with root 0, Reduce, Broadcast): virtual rank {@code v = (r - root + n) % n}, children
  *       {@code 2v+1, 2v+2}; {@code sub(v) = op(op(sub(c1), pre(x_v)), sub(c2))}, absent children dropped.</li>
+ *   <li>DIRECT (AllReduce only): every rank folds the inputs in rank order, each new one on the left:
+ *       {@code op(x_{n-1}, ...op(x2, op(x1, x0))...)}; on two ranks that is the tree's order.</li>
  *   <li>{@code pre(x)}: identity, except PreMulSum(s) (and AVG on floating types, PreMulSum(1/n)):
  *       {@code round_T(x * s_T)}. Integer AVG is a wrapping SUM divided by n at the end.</li>
  * </ul>
- * A TREE pin for AllGather and ReduceScatter runs RING. Inputs and outputs are heap ByteBuffers in native order,
- * position 0.
+ * A TREE pin for AllGather and ReduceScatter, and a DIRECT pin for anything but AllReduce, runs RING. Inputs and
+ * outputs are heap ByteBuffers in native order, position 0.
  */
 final class ReferenceCollectives
 {
@@ -105,6 +107,20 @@ final class ReferenceCollectives
         return subtree(0, root, n);
     }
 
+    /**
+     * @param n rank count.
+     * @return the direct AllReduce's order: {@code op(x_{n-1}, ...op(x1, x0)...)}.
+     */
+    static Order direct(final int n)
+    {
+        Order acc = new Leaf(0);
+        for (int q = 1; q < n; q++)
+        {
+            acc = new Node(new Leaf(q), acc);
+        }
+        return acc;
+    }
+
     private static Order subtree(final int virtualRank, final int root, final int n)
     {
         final Order own = new Leaf((virtualRank + root) % n);
@@ -138,7 +154,7 @@ final class ReferenceCollectives
     // ---------------------------------------------------------------------------------------------------------
 
     /**
-     * @param algorithm RING or TREE.
+     * @param algorithm RING, TREE or DIRECT.
      * @param inputs    each rank's count elements.
      * @param count     elements.
      * @param type      element type.
@@ -150,9 +166,9 @@ final class ReferenceCollectives
     {
         final int n = inputs.length;
         final ByteBuffer out = allocate(count, type);
-        if (algorithm == Algorithm.TREE)
+        if (algorithm == Algorithm.TREE || algorithm == Algorithm.DIRECT)
         {
-            reduceRange(tree(0, n), inputs, out, 0, count, type, op);
+            reduceRange(algorithm == Algorithm.TREE ? tree(0, n) : direct(n), inputs, out, 0, count, type, op);
         }
         else
         {
@@ -166,7 +182,7 @@ final class ReferenceCollectives
     }
 
     /**
-     * @param algorithm ignored beyond RING: a TREE pin runs RING.
+     * @param algorithm ignored beyond RING: a TREE or DIRECT pin runs RING.
      * @param inputs    each rank's {@code n*recvCount} elements.
      * @param recvCount elements each rank receives.
      * @param type      element type.

@@ -35,6 +35,14 @@ class ReferenceCollectivesTest
     }
 
     @Test
+    void shouldFoldInRankOrderNewestLeftWhenOrderIsDirect()
+    {
+        assertEquals("x0", ReferenceCollectives.direct(1).toString());
+        assertEquals(ReferenceCollectives.tree(0, 2).toString(), ReferenceCollectives.direct(2).toString());
+        assertEquals("(x3+(x2+(x1+x0)))", ReferenceCollectives.direct(4).toString());
+    }
+
+    @Test
     void shouldSplitSegmentsByFloorWhenCountNotDivisible()
     {
         assertEquals(0, ReferenceCollectives.segmentStart(7, 3, 0));

@@ -8,15 +8,24 @@ import java.util.List;
 
 import static io.jccl.schedules.BufferKind.INPUT;
 import static io.jccl.schedules.BufferKind.OUTPUT;
+import static io.jccl.schedules.BufferKind.SCRATCH;
 import static io.jccl.schedules.Opcode.COPY;
 import static io.jccl.schedules.Opcode.RECV;
+import static io.jccl.schedules.Opcode.RECV_REDUCE_COPY;
+import static io.jccl.schedules.Opcode.REDUCE;
 import static io.jccl.schedules.Opcode.SEND;
+import static io.jccl.schedules.StepDescriptor.NO_DEPENDENCY;
 
 /**
- * AllToAll with every pair of ranks talking directly: per channel, rank {@code r} copies its own block and runs
- * one worker per peer {@code p} that sends block {@code p} of its input to {@code p} and receives {@code p}'s block
- * {@code r} into block {@code p} of its output. Sending a piece of block {@code p} before receiving into the same
- * piece keeps it correct in place.
+ * Programs in which every pair of ranks talks directly, one worker per peer and channel.
+ * <ul>
+ *     <li>AllToAll: per channel, rank {@code r} copies its own block and runs one worker per peer {@code p} that
+ *     sends block {@code p} of its input to {@code p} and receives {@code p}'s block {@code r} into block {@code p}
+ *     of its output. Sending a piece of block {@code p} before receiving into the same piece keeps it correct in
+ *     place.</li>
+ *     <li>AllReduce ({@link io.jccl.Algorithm#DIRECT}): every rank sends its whole input to every peer, then
+ *     reduces all inputs itself.</li>
+ * </ul>
  */
 public final class DirectGenerator
 {
@@ -56,5 +65,110 @@ public final class DirectGenerator
         }
         final ChunkLayout blocks = new ChunkLayout(n, channels);
         return new Program("direct", Collective.ALL_TO_ALL, n, -1, blocks, blocks, null, workers);
+    }
+
+    /**
+     * AllReduce in one message: per channel (a slice of the buffer), rank {@code r} runs one worker per peer that
+     * sends it the slice of {@code r}'s input and receives the peer's, and reduces the n inputs in rank order,
+     * {@code x(q) op acc(q-1)} for q = 1 .. n-1 from {@code acc(0) = x(0)}, the operand order of the two-rank tree,
+     * so every rank computes the same bits and two ranks the tree's. The reduction is a chain of steps, each waiting
+     * for the one before (in another worker, a dependency), and the chain waits for the last send: sending every
+     * piece of the input before anything is written keeps it correct in place. Rank 0 accumulates in the output
+     * from the start; any other rank holds {@code acc} in scratch until its own input's turn, where it copies that
+     * input to the output and reduces {@code acc} into it.
+     *
+     * @param topology the ranks.
+     * @param channels channels, each owning a slice of the buffer.
+     * @return the AllReduce program.
+     */
+    public static Program allReduce(final Topology topology, final int channels)
+    {
+        final int n = topology.ranks();
+        final List<List<Worker>> workers = new ArrayList<>(n);
+        for (int r = 0; r < n; r++)
+        {
+            final List<Worker> rankWorkers = new ArrayList<>();
+            for (int c = 0; c < channels; c++)
+            {
+                reduceChannel(n, r, c, rankWorkers);
+            }
+            workers.add(rankWorkers);
+        }
+        final ChunkLayout whole = new ChunkLayout(1, channels);
+        return new Program("direct", Collective.ALL_REDUCE, n, -1, whole, whole, n > 1 ? whole : null, workers);
+    }
+
+    /** Appends rank {@code r}'s workers of channel {@code c}: one per peer ((r + k) mod n, k = 1 .. n-1), its own. */
+    private static void reduceChannel(final int n, final int r, final int c, final List<Worker> out)
+    {
+        final int base = out.size();
+        final Worker.Builder own = new Worker.Builder(Worker.NO_PEER, Worker.NO_PEER, c);
+        if (n == 1)
+        {
+            own.step(COPY, INPUT, c, OUTPUT, c);
+            out.add(own.build());
+            return;
+        }
+        final Worker.Builder[] peers = new Worker.Builder[n - 1];
+        for (int k = 1; k < n; k++)
+        {
+            final int peer = (r + k) % n;
+            peers[k - 1] = new Worker.Builder(peer, peer, c);
+            peers[k - 1].step(SEND, INPUT, c, null, 0, 1, k == 1 ? NO_DEPENDENCY : base + k - 2, 0);
+        }
+        final Chain chain = new Chain(base + n - 2, 0);
+        if (r == 0)
+        {
+            chain.step(peers[0], base, RECV_REDUCE_COPY, INPUT, OUTPUT);
+        }
+        else
+        {
+            chain.step(peers[n - r - 1], base + n - r - 1, RECV, null, SCRATCH);
+        }
+        for (int q = 1; q < n; q++)
+        {
+            final int k = (q - r + n) % n;
+            if (q == r)
+            {
+                chain.step(own, base + n - 1, COPY, INPUT, OUTPUT);
+                chain.step(own, base + n - 1, REDUCE, SCRATCH, OUTPUT);
+            }
+            else if (r != 0 || q != 1)
+            {
+                final BufferKind acc = q < r ? SCRATCH : OUTPUT;
+                chain.step(peers[k - 1], base + k - 1, RECV_REDUCE_COPY, acc, acc);
+            }
+        }
+        for (final Worker.Builder peer : peers)
+        {
+            out.add(peer.build());
+        }
+        if (r != 0)
+        {
+            out.add(own.build());
+        }
+    }
+
+    /** The reduction's steps in order, each depending on the one before unless that one is its worker's own. */
+    private static final class Chain
+    {
+        private int worker;
+        private int step;
+
+        Chain(final int worker, final int step)
+        {
+            this.worker = worker;
+            this.step = step;
+        }
+
+        void step(final Worker.Builder builder, final int index, final Opcode op, final BufferKind src,
+            final BufferKind dst)
+        {
+            final boolean sameWorker = index == worker;
+            final int chunk = builder.channel();
+            step = builder.step(op, src, src == null ? 0 : chunk, dst, chunk, 1, sameWorker ? NO_DEPENDENCY : worker,
+                sameWorker ? 0 : step);
+            worker = index;
+        }
     }
 }

@@ -5,8 +5,8 @@ import io.jccl.Collective;
 import io.jccl.Topology;
 
 /**
- * Picks the generator of an algorithm; a TREE request for a collective a tree cannot compute runs RING, and
- * AllToAll always runs the direct exchange.
+ * Picks the generator of an algorithm; a TREE request for a collective a tree cannot compute runs RING, as does a
+ * DIRECT request for anything but AllReduce, and AllToAll always runs the direct exchange.
  */
 public final class Generators
 {
@@ -17,11 +17,17 @@ public final class Generators
     /**
      * @param algorithm  requested algorithm.
      * @param collective what to compute.
-     * @return the algorithm that will run: {@code algorithm}, or RING where a tree does not apply.
+     * @return the algorithm that will run: {@code algorithm}, or RING where a tree or the direct AllReduce does not
+     *         apply.
      */
     public static Algorithm effective(final Algorithm algorithm, final Collective collective)
     {
-        return algorithm == Algorithm.TREE && !TreeGenerator.supports(collective) ? Algorithm.RING : algorithm;
+        return switch (algorithm)
+        {
+            case TREE -> TreeGenerator.supports(collective) ? algorithm : Algorithm.RING;
+            case DIRECT -> collective == Collective.ALL_REDUCE ? algorithm : Algorithm.RING;
+            case RING -> algorithm;
+        };
     }
 
     /**
@@ -43,6 +49,7 @@ public final class Generators
         {
             case RING -> RingGenerator.generate(collective, topology, channels, root);
             case TREE -> TreeGenerator.generate(collective, topology, channels, root);
+            case DIRECT -> DirectGenerator.allReduce(topology, channels);
         };
     }
 }

@@ -124,7 +124,8 @@ class GeneratorsTest
                         assertEquals(List.of(Integer.toString(root), Integer.toString(root)), bcast.output(r));
                     }
                     final SymbolicRun reduce = run(algorithm, Collective.REDUCE, n, 2, root);
-                    final String expected = n == 1 ? "0" : algorithm == Algorithm.RING ?
+                    final String expected = n == 1 ? "0" :
+                        Generators.effective(algorithm, Collective.REDUCE) == Algorithm.RING ?
                         ringSum(n, root) : treeSum(n, root, 0);
                     assertEquals(List.of(expected, expected), reduce.output(root), algorithm + " n=" + n);
                 }
@@ -317,6 +318,81 @@ class GeneratorsTest
         assertEquals(Algorithm.RING, Generators.effective(Algorithm.TREE, Collective.ALL_GATHER));
         assertEquals(Algorithm.RING, Generators.effective(Algorithm.TREE, Collective.REDUCE_SCATTER));
         assertEquals(Algorithm.TREE, Generators.effective(Algorithm.TREE, Collective.ALL_REDUCE));
+    }
+
+    @Test
+    void shouldRunRingWhenDirectIsAskedForAnythingButAllReduce()
+    {
+        for (final Collective collective : Collective.values())
+        {
+            assertEquals(collective == Collective.ALL_REDUCE ? Algorithm.DIRECT : Algorithm.RING,
+                Generators.effective(Algorithm.DIRECT, collective), collective.name());
+        }
+    }
+
+    /** The direct AllReduce's order: x(q) op acc(q-1), from acc(0) = x(0). */
+    private static String directSum(final int n)
+    {
+        String acc = "0";
+        for (int q = 1; q < n; q++)
+        {
+            acc = "(" + q + "+" + acc + ")";
+        }
+        return acc;
+    }
+
+    @Test
+    void shouldReduceInRankOrderOnEveryRankWhenDirectAllReduce()
+    {
+        for (final int n : RANKS)
+        {
+            for (final int c : CHANNELS)
+            {
+                for (final boolean inPlace : new boolean[] {false, true})
+                {
+                    final Program program = Generators.generate(Algorithm.DIRECT, Collective.ALL_REDUCE,
+                        Topology.singleProcess(n), c, -1);
+                    final SymbolicRun run = new SymbolicRun(program, inPlace);
+                    assertTrue(run.run(), () -> "deadlock or leftover slots in\n" + program);
+                    for (int r = 0; r < n; r++)
+                    {
+                        for (final String chunk : run.output(r))
+                        {
+                            // the same bits on every rank, and on two ranks the tree's
+                            assertEquals(directSum(n), chunk, "n=" + n + " channels " + c + " rank " + r +
+                                (inPlace ? " in place" : ""));
+                        }
+                    }
+                }
+            }
+        }
+        assertEquals(treeSum(2, 0, 0), directSum(2));
+    }
+
+    @Test
+    void shouldSendOneMessageToEveryPeerPerChannelWhenDirectAllReduce()
+    {
+        for (final int n : RANKS)
+        {
+            final int c = 2;
+            final Program program = Generators.generate(Algorithm.DIRECT, Collective.ALL_REDUCE,
+                Topology.singleProcess(n), c, -1);
+            for (int r = 0; r < n; r++)
+            {
+                int sends = 0;
+                int receives = 0;
+                for (final Worker w : program.workers(r))
+                {
+                    for (int s = 0; s < w.stepCount(); s++)
+                    {
+                        sends += w.opcode(s).sends() ? 1 : 0;
+                        receives += w.opcode(s).receives() ? 1 : 0;
+                    }
+                }
+                assertEquals((n - 1) * c, sends, "n=" + n + " rank " + r + " sends");
+                assertEquals((n - 1) * c, receives, "n=" + n + " rank " + r + " receives");
+            }
+        }
     }
 
     @Test
