@@ -25,11 +25,13 @@ import io.jccl.schedules.Generators;
  *     2(n-1)/n x bytes), AllGather, ReduceScatter and AllToAll n-1 steps ((n-1)/n), Broadcast and Reduce a chain
  *     of n-1 hops moving every byte once (1). Tree: 2 ceil(log2 n) steps for AllReduce, ceil(log2 n) for
  *     Broadcast and Reduce; its busiest rank (a node of the binary heap with a parent and two children) moves up
- *     to 3 x bytes in AllReduce, 2 x bytes in Broadcast and Reduce. Direct AllReduce: one message each way
- *     between every pair, but each rank sends, receives and reduces n-1 of them one after another, which cost about
- *     ceil(log2 n) handoffs (measured: half the tree's four at 4 processes on 2 cores); the busiest rank moves
- *     n-1 whole buffers. At 2 ranks the tree's AllReduce already is that one exchange, and the two are charged
- *     alike (measured 0.93-1.09x each other), so the tree, listed first, stays the choice there.</li>
+ *     to 3 x bytes in AllReduce, 2 x bytes in Broadcast and Reduce. Direct AllReduce is charged the tree's steps,
+ *     and its busiest rank moves n-1 whole buffers (at least the tree's), so the model never prefers it: whether its
+ *     one message per peer pays depends on how the ranks are driven, which a call shape does not say. With a
+ *     process per rank and 4 ranks on 2 cores it took half the tree's time at 16 B-1 KiB (each of the tree's hops
+ *     can wait for a context switch); with one thread driving 4 ranks ({@code -g 4}) 1.5-3x the ring's (every
+ *     step is that thread's work); at 2 ranks the tree is that exchange already (0.93-1.09x each other). A pin, a
+ *     table line or the online tuner, which measures, chooses it.</li>
  *     <li>Slots: each step moves its segment ({@code bytes / (n C)} for ring AllReduce, AllGather, ReduceScatter
  *     and AllToAll, {@code bytes / C} otherwise) in {@code ceil(segment / k)} slots.</li>
  *     <li>Fill: rings lose one slot's time (every rank starts at once); chains and trees one per hop of depth.</li>
@@ -85,19 +87,18 @@ public final class CostModel
         }
         final Collective collective = request.collective();
         final Algorithm algorithm = Generators.effective(plan.algorithm(), collective);
-        // at two ranks the tree's AllReduce is the direct one's exchange (TreeGenerator), charged alike
-        final boolean direct = algorithm == Algorithm.DIRECT && n > 2;
-        final boolean tree = (algorithm == Algorithm.TREE || algorithm == Algorithm.DIRECT) && !direct &&
-            collective != Collective.ALL_TO_ALL;
+        // direct is charged the tree's hops, and more traffic from 3 ranks (see the class comment)
+        final boolean direct = algorithm == Algorithm.DIRECT;
+        final boolean tree = (algorithm == Algorithm.TREE || direct) && collective != Collective.ALL_TO_ALL;
         final int channels = plan.channels();
         final Protocol protocol = plan.protocol();
         final double bytes = request.bytes();
 
-        final int steps = direct ? ceilLog2(n) : steps(tree, collective, n);
-        final double rounds = direct ? n - 1 : rounds(tree, collective, n);
-        final boolean perRankSegments = !tree && !direct && !collective.isRooted();
+        final int steps = steps(tree, collective, n);
+        final double rounds = direct ? Math.max(n - 1, rounds(true, collective, n)) : rounds(tree, collective, n);
+        final boolean perRankSegments = !tree && !collective.isRooted();
         final double segment = perRankSegments ? bytes / ((double)n * channels) : bytes / channels;
-        final double fillDepth = tree ? steps : (perRankSegments || direct ? 1 : n - 1);
+        final double fillDepth = tree ? steps : (perRankSegments ? 1 : n - 1);
 
         final int local = request.ranksPerNode();
         final double workers = (double)local * channels;
