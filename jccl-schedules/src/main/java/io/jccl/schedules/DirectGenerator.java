@@ -41,30 +41,47 @@ public final class DirectGenerator
     public static Program allToAll(final Topology topology, final int channels)
     {
         final int n = topology.ranks();
+        final List<List<Worker>> workers = perRankAndChannel(n, channels, (r, c, rankWorkers) ->
+        {
+            final Worker.Builder own = new Worker.Builder(Worker.NO_PEER, Worker.NO_PEER, c);
+            own.step(COPY, INPUT, r * channels + c, OUTPUT, r * channels + c);
+            rankWorkers.add(own.build());
+            for (int k = 1; k < n; k++)
+            {
+                // one worker per peer: send it my block for it, then receive its block for me into the same
+                // block index; the send of a piece precedes the receive into it, which keeps in place correct
+                final int peer = (r + k) % n;
+                final Worker.Builder w = new Worker.Builder(peer, peer, c);
+                w.step(SEND, INPUT, peer * channels + c, null, 0);
+                w.step(RECV, null, 0, OUTPUT, peer * channels + c);
+                rankWorkers.add(w.build());
+            }
+        });
+        final ChunkLayout blocks = new ChunkLayout(n, channels);
+        return new Program("direct", Collective.ALL_TO_ALL, n, -1, blocks, blocks, null, workers);
+    }
+
+    /** Appends one rank's workers of one channel. */
+    @FunctionalInterface
+    private interface ChannelWorkers
+    {
+        void add(int rank, int channel, List<Worker> rankWorkers);
+    }
+
+    /** @return every rank's workers, channel after channel as {@code body} appends them. */
+    private static List<List<Worker>> perRankAndChannel(final int n, final int channels, final ChannelWorkers body)
+    {
         final List<List<Worker>> workers = new ArrayList<>(n);
         for (int r = 0; r < n; r++)
         {
             final List<Worker> rankWorkers = new ArrayList<>();
             for (int c = 0; c < channels; c++)
             {
-                final Worker.Builder own = new Worker.Builder(Worker.NO_PEER, Worker.NO_PEER, c);
-                own.step(COPY, INPUT, r * channels + c, OUTPUT, r * channels + c);
-                rankWorkers.add(own.build());
-                for (int k = 1; k < n; k++)
-                {
-                    // one worker per peer: send it my block for it, then receive its block for me into the same
-                    // block index; the send of a piece precedes the receive into it, which keeps in place correct
-                    final int peer = (r + k) % n;
-                    final Worker.Builder w = new Worker.Builder(peer, peer, c);
-                    w.step(SEND, INPUT, peer * channels + c, null, 0);
-                    w.step(RECV, null, 0, OUTPUT, peer * channels + c);
-                    rankWorkers.add(w.build());
-                }
+                body.add(r, c, rankWorkers);
             }
             workers.add(rankWorkers);
         }
-        final ChunkLayout blocks = new ChunkLayout(n, channels);
-        return new Program("direct", Collective.ALL_TO_ALL, n, -1, blocks, blocks, null, workers);
+        return workers;
     }
 
     /**
@@ -84,16 +101,8 @@ public final class DirectGenerator
     public static Program allReduce(final Topology topology, final int channels)
     {
         final int n = topology.ranks();
-        final List<List<Worker>> workers = new ArrayList<>(n);
-        for (int r = 0; r < n; r++)
-        {
-            final List<Worker> rankWorkers = new ArrayList<>();
-            for (int c = 0; c < channels; c++)
-            {
-                reduceChannel(n, r, c, rankWorkers);
-            }
-            workers.add(rankWorkers);
-        }
+        final List<List<Worker>> workers = perRankAndChannel(n, channels, (r, c, rankWorkers) ->
+            reduceChannel(n, r, c, rankWorkers));
         final ChunkLayout whole = new ChunkLayout(1, channels);
         return new Program("direct", Collective.ALL_REDUCE, n, -1, whole, whole, n > 1 ? whole : null, workers);
     }

@@ -152,6 +152,20 @@ class GeneratorsTest
         }
     }
 
+    /** @return the steps of a rank's workers whose opcode {@code which} accepts. */
+    private static int steps(final Program program, final int rank, final java.util.function.Predicate<Opcode> which)
+    {
+        int count = 0;
+        for (final Worker w : program.workers(rank))
+        {
+            for (int s = 0; s < w.stepCount(); s++)
+            {
+                count += which.test(w.opcode(s)) ? 1 : 0;
+            }
+        }
+        return count;
+    }
+
     @Test
     void shouldExchangeOnceWhenTreeAllReduceHasTwoRanks()
     {
@@ -164,18 +178,10 @@ class GeneratorsTest
                 final Program program = Generators.generate(Algorithm.TREE, Collective.ALL_REDUCE, topology, c, -1);
                 for (int r = 0; r < 2; r++)
                 {
-                    int sends = 0;
-                    int receives = 0;
-                    for (final Worker w : program.workers(r))
-                    {
-                        for (int s = 0; s < w.stepCount(); s++)
-                        {
-                            sends += w.opcode(s).sends() ? 1 : 0;
-                            receives += w.opcode(s).receives() ? 1 : 0;
-                        }
-                    }
-                    assertEquals(c, sends, topology + " rank " + r + " sends, channels " + c);
-                    assertEquals(c, receives, topology + " rank " + r + " receives, channels " + c);
+                    assertEquals(c, steps(program, r, Opcode::sends), topology + " rank " + r + " sends, channels " +
+                        c);
+                    assertEquals(c, steps(program, r, Opcode::receives), topology + " rank " + r + " receives, " +
+                        "channels " + c);
                 }
             }
         }
@@ -379,18 +385,8 @@ class GeneratorsTest
                 Topology.singleProcess(n), c, -1);
             for (int r = 0; r < n; r++)
             {
-                int sends = 0;
-                int receives = 0;
-                for (final Worker w : program.workers(r))
-                {
-                    for (int s = 0; s < w.stepCount(); s++)
-                    {
-                        sends += w.opcode(s).sends() ? 1 : 0;
-                        receives += w.opcode(s).receives() ? 1 : 0;
-                    }
-                }
-                assertEquals((n - 1) * c, sends, "n=" + n + " rank " + r + " sends");
-                assertEquals((n - 1) * c, receives, "n=" + n + " rank " + r + " receives");
+                assertEquals((n - 1) * c, steps(program, r, Opcode::sends), "n=" + n + " rank " + r + " sends");
+                assertEquals((n - 1) * c, steps(program, r, Opcode::receives), "n=" + n + " rank " + r + " receives");
             }
         }
     }
