@@ -29,9 +29,9 @@ import io.jccl.schedules.Generators;
  *     and its busiest rank moves n-1 whole buffers (at least the tree's), so the model never prefers it: whether its
  *     one message per peer pays depends on how the ranks are driven, which a call shape does not say. With a
  *     process per rank and 4 ranks on 2 cores it took half the tree's time at 16 B-1 KiB (each of the tree's hops
- *     can wait for a context switch); with one thread driving 4 ranks ({@code -g 4}) 1.5-3x the ring's (every
- *     step is that thread's work); at 2 ranks the tree is that exchange already (0.93-1.09x each other). A pin, a
- *     table line or the online tuner, which measures, chooses it.</li>
+ *     can wait for a context switch); with one thread driving 4 ranks ({@code -g 4}) up to 3x the ring's and the
+ *     tree's (every step is that thread's work); at 2 ranks the tree is that exchange already (0.93-1.09x each
+ *     other). A pin, a table line or the online tuner, which measures, chooses it.</li>
  *     <li>Slots: each step moves its segment ({@code bytes / (n C)} for ring AllReduce, AllGather, ReduceScatter
  *     and AllToAll, {@code bytes / C} otherwise) in {@code ceil(segment / k)} slots.</li>
  *     <li>Fill: rings lose one slot's time (every rank starts at once); chains and trees one per hop of depth.</li>
