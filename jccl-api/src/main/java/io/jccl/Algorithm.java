@@ -9,10 +9,11 @@ public enum Algorithm
     /** Tree: a pipelined binary tree (AllReduce, Broadcast, Reduce). */
     TREE(1, "tree"),
     /**
-     * Direct (AllReduce; jccl's own, not one of NCCL's): every rank sends its whole input to every other rank and
-     * reduces all inputs itself, in rank order, so every rank computes the same bits. One message on the critical
-     * path instead of the tree's 2 log2(n) or the ring's 2(n-1), for n-1 times the ring's traffic: an algorithm for
-     * small calls, as TensorRT-LLM's and vLLM's one-shot AllReduce.
+     * Direct (AllReduce, AllGather, ReduceScatter; jccl's own, not one of NCCL's): every rank sends every other rank
+     * what it needs in one message and reduces what it receives in rank order, so every rank computes the same
+     * bits. One message on the critical path instead of the ring's n-1 (2(n-1) for AllReduce) or the tree's 2 log2(n);
+     * for AllReduce at n-1 times the ring's traffic (an algorithm for small calls, as TensorRT-LLM's and vLLM's
+     * one-shot AllReduce), for AllGather and ReduceScatter at the ring's.
      */
     DIRECT(2, "direct");
 

@@ -297,8 +297,9 @@ public final class BenchRunner
             io.jccl.schedules.Generators.effective(algorithm, tool.collective()) == io.jccl.Algorithm.RING))
         {
             LOG.warn("--algo/JCCL_ALGO allows only {}, which jccl has not for {} (tree: AllReduce, Broadcast and " +
-                "Reduce; direct: AllReduce): it runs ring (the plan column says so)", allowed.stream()
-                .map(io.jccl.Algorithm::lowerName).collect(java.util.stream.Collectors.joining(",")), tool.toolName());
+                "Reduce; direct: AllReduce, AllGather and ReduceScatter): it runs ring (the plan column says so)",
+                allowed.stream().map(io.jccl.Algorithm::lowerName).collect(java.util.stream.Collectors.joining(",")),
+                tool.toolName());
         }
     }
 

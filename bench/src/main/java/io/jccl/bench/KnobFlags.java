@@ -20,7 +20,7 @@ final class KnobFlags
 {
     @Option(names = "--algo", paramLabel = "<spec>", order = 1,
         description = "JCCL_ALGO: algorithms allowed, NCCL's syntax (ring, ^tree, allreduce:tree;allgather:ring), " +
-            "and jccl's direct (AllReduce in one message)")
+            "and jccl's direct (AllReduce, AllGather, ReduceScatter in one message per peer)")
     private String algo;
 
     @Option(names = "--proto", paramLabel = "<spec>", order = 2,

@@ -192,8 +192,9 @@ class JcclBenchOnCoreTest
     {
         assertEquals(0, runExactly("gpu-check", "--emulated"), stdout + stderr);
         assertTrue(stdout.contains("RESULT grid_wrong_cases 0\n"), stdout);
-        // per rank count: ring x 5 tools, tree x 3 (AllReduce, Broadcast, Reduce), direct x AllReduce
-        assertTrue(stdout.contains("RESULT grid_cases 2808\n"), stdout);
+        // per rank count: ring x 5 tools, tree x 3 (AllReduce, Broadcast, Reduce), direct x 3 (AllReduce, AllGather,
+        // ReduceScatter)
+        assertTrue(stdout.contains("RESULT grid_cases 3312\n"), stdout);
         assertTrue(stdout.contains("RESULT sum_kernel_GBps "), stdout);
     }
 

@@ -26,8 +26,9 @@ import io.jccl.schedules.Generators;
  *     of n-1 hops moving every byte once (1). Tree: 2 ceil(log2 n) steps for AllReduce, ceil(log2 n) for
  *     Broadcast and Reduce; its busiest rank (a node of the binary heap with a parent and two children) moves up
  *     to 3 x bytes in AllReduce, 2 x bytes in Broadcast and Reduce. Direct AllReduce is charged the tree's steps,
- *     and its busiest rank moves n-1 whole buffers (at least the tree's), so the model never prefers it: whether its
- *     one message per peer pays depends on how the ranks are driven, which a call shape does not say. With a
+ *     and its busiest rank moves n-1 whole buffers (at least the tree's); direct AllGather and ReduceScatter the
+ *     ring's steps and bytes (they move the same bytes). So the model never prefers direct: whether its one message
+ *     per peer pays depends on how the ranks are driven, which a call shape does not say. With a
  *     process per rank and 4 ranks on 2 cores it took half the tree's time at 16 B-1 KiB (each of the tree's hops
  *     can wait for a context switch); with one thread driving 4 ranks ({@code -g 4}) up to 3x the ring's and the
  *     tree's (every step is that thread's work); at 2 ranks the tree is that exchange already (0.93-1.09x each
@@ -87,8 +88,9 @@ public final class CostModel
         }
         final Collective collective = request.collective();
         final Algorithm algorithm = Generators.effective(plan.algorithm(), collective);
-        // direct is charged the tree's hops, and more traffic from 3 ranks (see the class comment)
-        final boolean direct = algorithm == Algorithm.DIRECT;
+        // a direct AllReduce is charged the tree's hops and more traffic from 3 ranks, a direct AllGather or
+        // ReduceScatter the ring's hops and traffic (see the class comment)
+        final boolean direct = algorithm == Algorithm.DIRECT && collective == Collective.ALL_REDUCE;
         final boolean tree = (algorithm == Algorithm.TREE || direct) && collective != Collective.ALL_TO_ALL;
         final int channels = plan.channels();
         final Protocol protocol = plan.protocol();

@@ -149,9 +149,13 @@ class CostModelTest
         {
             assertEquals(predict(allReduce(bytes, 2), tree), predict(allReduce(bytes, 2), direct));
         }
-        // anything but AllReduce runs the ring
-        final PlanRequest allGather = new PlanRequest(Collective.ALL_GATHER, DataType.FLOAT32, 1 << 20, 4);
-        assertEquals(predict(allGather, ring), predict(allGather, direct));
+        // AllGather and ReduceScatter are charged the ring's hops and bytes, Broadcast and Reduce run the ring
+        for (final Collective collective : new Collective[] {Collective.ALL_GATHER, Collective.REDUCE_SCATTER,
+            Collective.BROADCAST, Collective.REDUCE})
+        {
+            final PlanRequest request = new PlanRequest(collective, DataType.FLOAT32, 1 << 20, 4);
+            assertEquals(predict(request, ring), predict(request, direct), collective.name());
+        }
     }
 
     @Test

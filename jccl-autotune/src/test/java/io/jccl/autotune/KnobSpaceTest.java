@@ -76,13 +76,20 @@ class KnobSpaceTest
                 final List<Plan> plans = KnobSpace.candidates(request, parse(algo, null, null, null, null, null,
                     null));
                 assertFalse(plans.isEmpty());
-                assertTrue(plans.stream().allMatch(plan -> plan.algorithm() == Algorithm.RING), collective + algo);
+                // AllGather and ReduceScatter have a direct program, AllToAll only its own
+                assertTrue(plans.stream().allMatch(plan -> plan.algorithm() == Algorithm.RING ||
+                    plan.algorithm() == Algorithm.DIRECT && algo == null && collective != Collective.ALL_TO_ALL),
+                    collective + algo);
             }
         }
         assertEquals(List.of(Algorithm.RING, Algorithm.TREE, Algorithm.DIRECT),
             KnobSpace.algorithms(Collective.ALL_REDUCE, PlanConstraints.none()));
         assertEquals(List.of(Algorithm.TREE),
             KnobSpace.algorithms(Collective.BROADCAST, parse("tree", null, null, null, null, null, null)));
+        assertEquals(List.of(Algorithm.RING, Algorithm.DIRECT),
+            KnobSpace.algorithms(Collective.ALL_GATHER, PlanConstraints.none()));
+        assertEquals(List.of(Algorithm.RING, Algorithm.TREE),
+            KnobSpace.algorithms(Collective.REDUCE, PlanConstraints.none()));
     }
 
     @Test

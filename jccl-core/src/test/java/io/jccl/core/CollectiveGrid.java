@@ -229,29 +229,34 @@ final class CollectiveGrid
     }
 
     /**
-     * The direct AllReduce beyond the covering array's pairs: every type x reducing op x 3 and 5 ranks (2 ranks are
-     * the tree's order, which the array covers) x odd counts x in place or not, the drive and the pipeline varying
-     * along it, and 8 ranks of 2^20 floats.
+     * The direct programs beyond the covering array's pairs: AllReduce, AllGather and ReduceScatter x every type x
+     * every op that applies x 3 and 5 ranks (2 ranks are the tree's order, which the array covers) x odd counts x in
+     * place or not, the drive and the pipeline varying along it, and 8 ranks of 2^20 floats.
      *
      * @return those cases.
      */
-    static List<GridCase> directAllReduceCases()
+    static List<GridCase> directCases()
     {
         final List<GridCase> cases = new ArrayList<>();
-        for (final DataType type : TYPES)
+        for (final Collective collective : new Collective[] {Collective.ALL_REDUCE, Collective.ALL_GATHER,
+            Collective.REDUCE_SCATTER})
         {
-            for (final ReduceOp op : OPS)
+            for (final DataType type : TYPES)
             {
-                for (final int ranks : new int[] {3, 5})
+                for (final ReduceOp op : OPS)
                 {
-                    for (final long count : new long[] {7, 1021})
+                    if (collective.isReducing() == (op == null))
                     {
-                        for (final boolean inPlace : new boolean[] {false, true})
+                        continue;
+                    }
+                    for (final int ranks : new int[] {3, 5})
+                    {
+                        for (final long count : new long[] {7, 1021})
                         {
-                            if (op != null)
+                            for (final boolean inPlace : new boolean[] {false, true})
                             {
                                 final int index = cases.size();
-                                cases.add(new GridCase(Collective.ALL_REDUCE, type, op, ranks, count, inPlace,
+                                cases.add(new GridCase(collective, type, op, ranks, count, inPlace,
                                     Algorithm.DIRECT, -1, index % 4 == 3 ? Drive.THREADS : Drive.GROUP,
                                     index % 3 == 2 ? Pipeline.NARROW : Pipeline.DEFAULT));
                             }

@@ -48,15 +48,15 @@ class CollectiveGridTest
         runCase(gridCase, null);
     }
 
-    static Stream<GridCase> directAllReduceCases()
+    static Stream<GridCase> directCases()
     {
-        return CollectiveGrid.directAllReduceCases().stream();
+        return CollectiveGrid.directCases().stream();
     }
 
     @ParameterizedTest(name = "{index}: {0}")
-    @MethodSource("directAllReduceCases")
+    @MethodSource("directCases")
     @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-    void shouldMatchReferenceWhenDirectAllReduce(final GridCase gridCase)
+    void shouldMatchReferenceWhenDirect(final GridCase gridCase)
     {
         runCase(gridCase, null);
     }

@@ -20,12 +20,12 @@ import java.nio.ByteOrder;
  *       {@code n*recvCount} input. Reduce starts at {@code (root+1)%n} and ends with the root.</li>
  *   <li>TREE (AllReduce with root 0, Reduce, Broadcast): virtual rank {@code v = (r - root + n) % n}, children
  *       {@code 2v+1, 2v+2}; {@code sub(v) = op(op(sub(c1), pre(x_v)), sub(c2))}, absent children dropped.</li>
- *   <li>DIRECT (AllReduce only): every rank folds the inputs in rank order, each new one on the left:
+ *   <li>DIRECT (AllReduce and ReduceScatter): every rank folds the inputs in rank order, each new one on the left:
  *       {@code op(x_{n-1}, ...op(x2, op(x1, x0))...)}; on two ranks that is the tree's order.</li>
  *   <li>{@code pre(x)}: identity, except PreMulSum(s) (and AVG on floating types, PreMulSum(1/n)):
  *       {@code round_T(x * s_T)}. Integer AVG is a wrapping SUM divided by n at the end.</li>
  * </ul>
- * A TREE pin for AllGather and ReduceScatter, and a DIRECT pin for anything but AllReduce, runs RING. Inputs and
+ * A TREE pin for AllGather and ReduceScatter, and a DIRECT pin for Broadcast and Reduce, runs RING. Inputs and
  * outputs are heap ByteBuffers in native order, position 0.
  */
 final class ReferenceCollectives
@@ -182,7 +182,7 @@ final class ReferenceCollectives
     }
 
     /**
-     * @param algorithm ignored beyond RING: a TREE or DIRECT pin runs RING.
+     * @param algorithm RING or DIRECT (a TREE pin runs RING).
      * @param inputs    each rank's {@code n*recvCount} elements.
      * @param recvCount elements each rank receives.
      * @param type      element type.
@@ -192,7 +192,8 @@ final class ReferenceCollectives
     static ByteBuffer reduceScatter(final Algorithm algorithm, final ByteBuffer[] inputs, final long recvCount,
         final DataType type, final ReduceOp op)
     {
-        return allReduce(Algorithm.RING, inputs, inputs.length * recvCount, type, op);
+        return allReduce(algorithm == Algorithm.DIRECT ? Algorithm.DIRECT : Algorithm.RING, inputs,
+            inputs.length * recvCount, type, op);
     }
 
     /**

@@ -23,8 +23,9 @@ import static io.jccl.schedules.StepDescriptor.NO_DEPENDENCY;
  *     sends block {@code p} of its input to {@code p} and receives {@code p}'s block {@code r} into block {@code p}
  *     of its output. Sending a piece of block {@code p} before receiving into the same piece keeps it correct in
  *     place.</li>
- *     <li>AllReduce ({@link io.jccl.Algorithm#DIRECT}): every rank sends its whole input to every peer, then
- *     reduces all inputs itself.</li>
+ *     <li>AllReduce, AllGather and ReduceScatter ({@link io.jccl.Algorithm#DIRECT}): every rank sends each peer
+ *     what the peer's result needs of its input, in one message, and receives (and for the reductions reduces) the
+ *     peers' in rank order.</li>
  * </ul>
  */
 public final class DirectGenerator
@@ -102,19 +103,73 @@ public final class DirectGenerator
     {
         final int n = topology.ranks();
         final List<List<Worker>> workers = perRankAndChannel(n, channels, (r, c, rankWorkers) ->
-            reduceChannel(n, r, c, rankWorkers));
+            reduceChannel(n, r, c, p -> c, rankWorkers));
         final ChunkLayout whole = new ChunkLayout(1, channels);
         return new Program("direct", Collective.ALL_REDUCE, n, -1, whole, whole, n > 1 ? whole : null, workers);
     }
 
-    /** Appends rank {@code r}'s workers of channel {@code c}: one per peer ((r + k) mod n, k = 1 .. n-1), its own. */
-    private static void reduceChannel(final int n, final int r, final int c, final List<Worker> out)
+    /**
+     * ReduceScatter in one message: rank r sends each peer p its input's block p, and reduces block r of every
+     * input in the AllReduce's rank order ({@link #allReduce}); in place, the output is the input's block r, which no
+     * send reads.
+     *
+     * @param topology the ranks.
+     * @param channels channels, each owning a slice of every block.
+     * @return the ReduceScatter program.
+     */
+    public static Program reduceScatter(final Topology topology, final int channels)
+    {
+        final int n = topology.ranks();
+        final List<List<Worker>> workers = perRankAndChannel(n, channels, (r, c, rankWorkers) ->
+            reduceChannel(n, r, c, p -> p * channels + c, rankWorkers));
+        final ChunkLayout whole = new ChunkLayout(1, channels);
+        return new Program("direct", Collective.REDUCE_SCATTER, n, -1, new ChunkLayout(n, channels), whole,
+            n > 1 ? whole : null, workers);
+    }
+
+    /**
+     * AllGather in one message: rank r copies its input to block r of its output, sends it to every peer, and
+     * receives peer p's into block p; in place, the input is block r, which nothing writes.
+     *
+     * @param topology the ranks.
+     * @param channels channels, each owning a slice of every block.
+     * @return the AllGather program.
+     */
+    public static Program allGather(final Topology topology, final int channels)
+    {
+        final int n = topology.ranks();
+        final List<List<Worker>> workers = perRankAndChannel(n, channels, (r, c, rankWorkers) ->
+        {
+            final Worker.Builder own = new Worker.Builder(Worker.NO_PEER, Worker.NO_PEER, c);
+            own.step(COPY, INPUT, c, OUTPUT, r * channels + c);
+            rankWorkers.add(own.build());
+            for (int k = 1; k < n; k++)
+            {
+                final int peer = (r + k) % n;
+                final Worker.Builder w = new Worker.Builder(peer, peer, c);
+                w.step(SEND, INPUT, c, null, 0);
+                w.step(RECV, null, 0, OUTPUT, peer * channels + c);
+                rankWorkers.add(w.build());
+            }
+        });
+        return new Program("direct", Collective.ALL_GATHER, n, -1, new ChunkLayout(1, channels),
+            new ChunkLayout(n, channels), null, workers);
+    }
+
+    /**
+     * Appends rank {@code r}'s workers of channel {@code c} of a reduction: one per peer ((r + k) mod n, k = 1 ..
+     * n-1), then its own.
+     *
+     * @param inputChunk the input chunk that goes to rank p (and rank r's own contribution at p = r).
+     */
+    private static void reduceChannel(final int n, final int r, final int c,
+        final java.util.function.IntUnaryOperator inputChunk, final List<Worker> out)
     {
         final int base = out.size();
         final Worker.Builder own = new Worker.Builder(Worker.NO_PEER, Worker.NO_PEER, c);
         if (n == 1)
         {
-            own.step(COPY, INPUT, c, OUTPUT, c);
+            own.step(COPY, INPUT, inputChunk.applyAsInt(r), OUTPUT, c);
             out.add(own.build());
             return;
         }
@@ -123,29 +178,31 @@ public final class DirectGenerator
         {
             final int peer = (r + k) % n;
             peers[k - 1] = new Worker.Builder(peer, peer, c);
-            peers[k - 1].step(SEND, INPUT, c, null, 0, 1, k == 1 ? NO_DEPENDENCY : base + k - 2, 0);
+            peers[k - 1].step(SEND, INPUT, inputChunk.applyAsInt(peer), null, 0, 1,
+                k == 1 ? NO_DEPENDENCY : base + k - 2, 0);
         }
+        final int mine = inputChunk.applyAsInt(r);
         final Chain chain = new Chain(base + n - 2, 0);
         if (r == 0)
         {
-            chain.step(peers[0], base, RECV_REDUCE_COPY, INPUT, OUTPUT);
+            chain.step(peers[0], base, RECV_REDUCE_COPY, INPUT, mine, OUTPUT);
         }
         else
         {
-            chain.step(peers[n - r - 1], base + n - r - 1, RECV, null, SCRATCH);
+            chain.step(peers[n - r - 1], base + n - r - 1, RECV, null, 0, SCRATCH);
         }
         for (int q = 1; q < n; q++)
         {
             final int k = (q - r + n) % n;
             if (q == r)
             {
-                chain.step(own, base + n - 1, COPY, INPUT, OUTPUT);
-                chain.step(own, base + n - 1, REDUCE, SCRATCH, OUTPUT);
+                chain.step(own, base + n - 1, COPY, INPUT, mine, OUTPUT);
+                chain.step(own, base + n - 1, REDUCE, SCRATCH, c, OUTPUT);
             }
             else if (r != 0 || q != 1)
             {
                 final BufferKind acc = q < r ? SCRATCH : OUTPUT;
-                chain.step(peers[k - 1], base + k - 1, RECV_REDUCE_COPY, acc, acc);
+                chain.step(peers[k - 1], base + k - 1, RECV_REDUCE_COPY, acc, c, acc);
             }
         }
         for (final Worker.Builder peer : peers)
@@ -170,12 +227,12 @@ public final class DirectGenerator
             this.step = step;
         }
 
+        /** Appends a step whose destination is the channel's chunk (of the output or scratch). */
         void step(final Worker.Builder builder, final int index, final Opcode op, final BufferKind src,
-            final BufferKind dst)
+            final int srcChunk, final BufferKind dst)
         {
             final boolean sameWorker = index == worker;
-            final int chunk = builder.channel();
-            step = builder.step(op, src, src == null ? 0 : chunk, dst, chunk, 1, sameWorker ? NO_DEPENDENCY : worker,
+            step = builder.step(op, src, srcChunk, dst, builder.channel(), 1, sameWorker ? NO_DEPENDENCY : worker,
                 sameWorker ? 0 : step);
             worker = index;
         }

@@ -6,7 +6,7 @@ import io.jccl.Topology;
 
 /**
  * Picks the generator of an algorithm; a TREE request for a collective a tree cannot compute runs RING, as does a
- * DIRECT request for anything but AllReduce, and AllToAll always runs the direct exchange.
+ * DIRECT request for Broadcast and Reduce, and AllToAll always runs the direct exchange.
  */
 public final class Generators
 {
@@ -17,7 +17,7 @@ public final class Generators
     /**
      * @param algorithm  requested algorithm.
      * @param collective what to compute.
-     * @return the algorithm that will run: {@code algorithm}, or RING where a tree or the direct AllReduce does not
+     * @return the algorithm that will run: {@code algorithm}, or RING where a tree or a direct program does not
      *         apply.
      */
     public static Algorithm effective(final Algorithm algorithm, final Collective collective)
@@ -25,7 +25,8 @@ public final class Generators
         return switch (algorithm)
         {
             case TREE -> TreeGenerator.supports(collective) ? algorithm : Algorithm.RING;
-            case DIRECT -> collective == Collective.ALL_REDUCE ? algorithm : Algorithm.RING;
+            case DIRECT -> collective == Collective.ALL_REDUCE || collective == Collective.ALL_GATHER ||
+                collective == Collective.REDUCE_SCATTER ? algorithm : Algorithm.RING;
             case RING -> algorithm;
         };
     }
@@ -49,7 +50,12 @@ public final class Generators
         {
             case RING -> RingGenerator.generate(collective, topology, channels, root);
             case TREE -> TreeGenerator.generate(collective, topology, channels, root);
-            case DIRECT -> DirectGenerator.allReduce(topology, channels);
+            case DIRECT -> switch (collective)
+            {
+                case ALL_GATHER -> DirectGenerator.allGather(topology, channels);
+                case REDUCE_SCATTER -> DirectGenerator.reduceScatter(topology, channels);
+                default -> DirectGenerator.allReduce(topology, channels);
+            };
         };
     }
 }

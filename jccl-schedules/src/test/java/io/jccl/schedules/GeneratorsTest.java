@@ -327,12 +327,51 @@ class GeneratorsTest
     }
 
     @Test
-    void shouldRunRingWhenDirectIsAskedForAnythingButAllReduce()
+    void shouldRunRingWhenDirectIsAskedForARootedCollective()
     {
         for (final Collective collective : Collective.values())
         {
-            assertEquals(collective == Collective.ALL_REDUCE ? Algorithm.DIRECT : Algorithm.RING,
-                Generators.effective(Algorithm.DIRECT, collective), collective.name());
+            final boolean direct = collective == Collective.ALL_REDUCE || collective == Collective.ALL_GATHER ||
+                collective == Collective.REDUCE_SCATTER;
+            assertEquals(direct ? Algorithm.DIRECT : Algorithm.RING, Generators.effective(Algorithm.DIRECT,
+                collective), collective.name());
+        }
+    }
+
+    @Test
+    void shouldGatherEveryInputAndReduceEachBlockInRankOrderWhenDirect()
+    {
+        for (final int n : RANKS)
+        {
+            for (final int c : CHANNELS)
+            {
+                for (final boolean inPlace : new boolean[] {false, true})
+                {
+                    final String where = "n=" + n + " channels " + c + (inPlace ? " in place" : "");
+                    final Program gather = Generators.generate(Algorithm.DIRECT, Collective.ALL_GATHER,
+                        Topology.singleProcess(n), c, -1);
+                    final SymbolicRun gathered = new SymbolicRun(gather, inPlace);
+                    assertTrue(gathered.run(), () -> "deadlock or leftover slots in\n" + gather);
+                    final Program scatter = Generators.generate(Algorithm.DIRECT, Collective.REDUCE_SCATTER,
+                        Topology.singleProcess(n), c, -1);
+                    final SymbolicRun scattered = new SymbolicRun(scatter, inPlace);
+                    assertTrue(scattered.run(), () -> "deadlock or leftover slots in\n" + scatter);
+                    for (int r = 0; r < n; r++)
+                    {
+                        final List<String> out = gathered.output(r);
+                        for (int k = 0; k < n * c; k++)
+                        {
+                            assertEquals(Integer.toString(k / c), out.get(k), where + " rank " + r);
+                        }
+                        for (final String chunk : scattered.output(r))
+                        {
+                            assertEquals(directSum(n), chunk, where + " rank " + r);
+                        }
+                    }
+                    assertEquals((n - 1) * c, steps(gather, 0, Opcode::sends), where);
+                    assertEquals((n - 1) * c, steps(scatter, n - 1, Opcode::receives), where);
+                }
+            }
         }
     }
 

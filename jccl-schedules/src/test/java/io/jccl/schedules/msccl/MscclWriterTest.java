@@ -82,8 +82,8 @@ class MscclWriterTest
                 }
             }
         }
-        assertEquals(9 * 8, written,
-            "ring x 5 collectives, tree x 3 and direct x 1, ranks {2,3,5,8}, channels {1,2}");
+        assertEquals(11 * 8, written,
+            "ring x 5 collectives, tree x 3 and direct x 3, ranks {2,3,5,8}, channels {1,2}");
     }
 
     @Test
