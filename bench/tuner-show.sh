@@ -10,7 +10,8 @@
 #   OUT_DIR          where the logs go (default /tmp/tuner-show)
 #   MIN_BYTES, TUNE_MAX_BYTES, STEP   sizes of the --tuner auto run (default 8, 128M, 4)
 #   CMP_MAX_BYTES    largest size swept and compared (default 32M; larger sizes are slow on a small host)
-#   SWEEP_ALGOS      algo values of the sweep (default ring,tree,direct for all_reduce_perf, else ring)
+#   SWEEP_ALGOS      algo values of the sweep (default ring,tree,direct for all_reduce_perf, ring,direct for
+#                    all_gather_perf and reduce_scatter_perf, else ring)
 #   SWEEP_PROTOS     proto values (default simple,ll,ll128); SWEEP_NCHANNELS (default 1,2,4)
 #   SWEEP_ITERS, SWEEP_WARMUP   -n/-w of the sweep (default 10, 2)
 #   CMP_ITERS, CMP_WARMUP, CMP_ROUNDS   -n/-w/--rounds of --compare-plans (default 20, 5, 15)
@@ -40,7 +41,11 @@ B=${MIN_BYTES:-8}
 TE=${TUNE_MAX_BYTES:-128M}
 F=${STEP:-4}
 CE=${CMP_MAX_BYTES:-32M}
-if [[ $TOOL == all_reduce_perf ]]; then DEF_ALGOS=ring,tree,direct; else DEF_ALGOS=ring; fi
+case $TOOL in
+  all_reduce_perf) DEF_ALGOS=ring,tree,direct ;;
+  all_gather_perf|reduce_scatter_perf) DEF_ALGOS=ring,direct ;;
+  *) DEF_ALGOS=ring ;;
+esac
 ALGOS=${SWEEP_ALGOS:-$DEF_ALGOS}
 PROTOS=${SWEEP_PROTOS:-simple,ll,ll128}
 NCH=${SWEEP_NCHANNELS:-1,2,4}
