@@ -43,23 +43,32 @@ public final class DirectGenerator
     {
         final int n = topology.ranks();
         final List<List<Worker>> workers = perRankAndChannel(n, channels, (r, c, rankWorkers) ->
-        {
-            final Worker.Builder own = new Worker.Builder(Worker.NO_PEER, Worker.NO_PEER, c);
-            own.step(COPY, INPUT, r * channels + c, OUTPUT, r * channels + c);
-            rankWorkers.add(own.build());
-            for (int k = 1; k < n; k++)
-            {
-                // one worker per peer: send it my block for it, then receive its block for me into the same
-                // block index; the send of a piece precedes the receive into it, which keeps in place correct
-                final int peer = (r + k) % n;
-                final Worker.Builder w = new Worker.Builder(peer, peer, c);
-                w.step(SEND, INPUT, peer * channels + c, null, 0);
-                w.step(RECV, null, 0, OUTPUT, peer * channels + c);
-                rankWorkers.add(w.build());
-            }
-        });
+            exchangeChannel(n, r, c, channels, p -> p * channels + c, rankWorkers));
         final ChunkLayout blocks = new ChunkLayout(n, channels);
         return new Program("direct", Collective.ALL_TO_ALL, n, -1, blocks, blocks, null, workers);
+    }
+
+    /**
+     * Appends rank {@code r}'s workers of channel {@code c} of an exchange without reduction (AllToAll, AllGather):
+     * its own, which copies input chunk {@code inputChunk(r)} to its output block, then one per peer p, which sends
+     * p input chunk {@code inputChunk(p)} and receives p's into p's output block. A worker sends a piece before it
+     * receives into its block, which keeps AllToAll correct in place; AllGather's in-place input is block r, which
+     * nothing writes.
+     */
+    private static void exchangeChannel(final int n, final int r, final int c, final int channels,
+        final java.util.function.IntUnaryOperator inputChunk, final List<Worker> out)
+    {
+        final Worker.Builder own = new Worker.Builder(Worker.NO_PEER, Worker.NO_PEER, c);
+        own.step(COPY, INPUT, inputChunk.applyAsInt(r), OUTPUT, r * channels + c);
+        out.add(own.build());
+        for (int k = 1; k < n; k++)
+        {
+            final int peer = (r + k) % n;
+            final Worker.Builder w = new Worker.Builder(peer, peer, c);
+            w.step(SEND, INPUT, inputChunk.applyAsInt(peer), null, 0);
+            w.step(RECV, null, 0, OUTPUT, peer * channels + c);
+            out.add(w.build());
+        }
     }
 
     /** Appends one rank's workers of one channel. */
@@ -139,19 +148,7 @@ public final class DirectGenerator
     {
         final int n = topology.ranks();
         final List<List<Worker>> workers = perRankAndChannel(n, channels, (r, c, rankWorkers) ->
-        {
-            final Worker.Builder own = new Worker.Builder(Worker.NO_PEER, Worker.NO_PEER, c);
-            own.step(COPY, INPUT, c, OUTPUT, r * channels + c);
-            rankWorkers.add(own.build());
-            for (int k = 1; k < n; k++)
-            {
-                final int peer = (r + k) % n;
-                final Worker.Builder w = new Worker.Builder(peer, peer, c);
-                w.step(SEND, INPUT, c, null, 0);
-                w.step(RECV, null, 0, OUTPUT, peer * channels + c);
-                rankWorkers.add(w.build());
-            }
-        });
+            exchangeChannel(n, r, c, channels, p -> c, rankWorkers));
         return new Program("direct", Collective.ALL_GATHER, n, -1, new ChunkLayout(1, channels),
             new ChunkLayout(n, channels), null, workers);
     }
