@@ -82,6 +82,23 @@ public final class CpuBinding
         return new CpuBinding(taskset, chosen, "bound to a CPU each (" + FLAG + " " + CORE + ")");
     }
 
+    /**
+     * Measured with 4 processes on this 2-core machine, 8-128 byte AllReduce: rows of {@code -n 20} (nccl-tests'
+     * default) read 11 us to 2 ms from one launch to the next, as any row short enough to fit in a scheduler slice
+     * meets a peer waiting for the CPU or not; {@code -n 20000} read 12-23 us (Open MPI's bench, timing 0.2 s a size,
+     * read 5-8 us), and its first row 48-56 us unless {@code -w 20000} warms it.
+     *
+     * @param nprocs the children.
+     * @param cpus   the CPUs they may run on ({@link #allowedCpus()}); 0 when unknown.
+     * @return a note for the launcher's log when the children outnumber the CPUs, else null.
+     */
+    public static String crowdingNote(final int nprocs, final int cpus)
+    {
+        return cpus <= 0 || nprocs <= cpus ? null : "note: " + nprocs + " processes share " + cpus + " CPUs, so each " +
+            "call waits for the scheduler to run its peers and a row of few calls reads the luck of a scheduler " +
+            "slice (up to milliseconds); -n 20000 -w 20000 or more steadies the small sizes";
+    }
+
     /** @return whether children run under {@code taskset}. */
     public boolean bound()
     {

@@ -384,6 +384,11 @@ public final class JcclBench
             return EXIT_USAGE;
         }
         err.println("jccl-bench: " + split.nprocs() + " processes, " + binding.describe());
+        final String crowding = CpuBinding.crowdingNote(split.nprocs(), CpuBinding.allowedCpus().size());
+        if (crowding != null)
+        {
+            err.println("jccl-bench: " + crowding);
+        }
         final ChildCommand command = new ChildCommand(ChildCommand.javaExecutable(), ChildCommand.jvmOptions(env),
             ChildCommand.currentEntry(), toolArgs, split.nprocs(),
             UniqueId.create(InetAddress.getLoopbackAddress().getHostAddress(), ProcessLauncher.freePort()), binding);

@@ -53,6 +53,17 @@ class CpuBindingTest
     }
 
     @Test
+    void shouldNoteCrowdingOnlyWhenChildrenOutnumberTheCpus()
+    {
+        final String note = CpuBinding.crowdingNote(4, 2);
+        assertTrue(note.startsWith("note: 4 processes share 2 CPUs"), note);
+        assertTrue(note.contains("-n 20000"), note);
+        assertNull(CpuBinding.crowdingNote(2, 2));
+        assertNull(CpuBinding.crowdingNote(1, 2));
+        assertNull(CpuBinding.crowdingNote(4, 0));
+    }
+
+    @Test
     void shouldRefuseCoreWhenItCannotBeDoneAndWordsItDoesNotKnow()
     {
         assertEquals("--bind-to core cannot bind: 3 processes on 2 CPUs", assertThrows(IllegalArgumentException.class,
