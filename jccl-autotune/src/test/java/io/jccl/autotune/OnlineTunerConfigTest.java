@@ -32,7 +32,7 @@ class OnlineTunerConfigTest
         assertEquals(OnlineTunerConfig.Buckets.POW2, config.buckets());
         assertEquals(1.5, config.driftFactor());
         assertEquals(50, config.driftWindow());
-        assertEquals(512, config.leadCalls());
+        assertEquals(16_384, config.leadCalls());
         assertTrue(config.retuneFromBest());
         assertNull(config.saveFile());
         assertEquals(3, config.confirmRounds());

@@ -152,7 +152,8 @@ class OnlineTunerDriftTest
     @Test
     void shouldRetuneWithoutAConvergedPlanThatFails()
     {
-        final Leader leader = converged(OnlineTunerConfig.defaults(), 0.0);
+        final int lead = 512;
+        final Leader leader = converged(OnlineTunerConfig.defaults().withLeadCalls(lead), 0.0);
         final int before = leader.plans.size();
         leader.failing.add(FIRST_OPTIMUM);
         leader.run(2000);
@@ -161,7 +162,7 @@ class OnlineTunerDriftTest
         assertEquals(1, state.retunes());
         assertTrue(state.converged());
         final int lastFailing = leader.plans.lastIndexOf(FIRST_OPTIMUM);
-        assertTrue(lastFailing - before <= OnlineTunerConfig.LEAD_DEFAULT, "only the calls already given it");
+        assertTrue(lastFailing - before <= lead, "only the calls already given it");
         assertEquals(1300.0, BEFORE.nanos(state.bestPlan()), 1e-9, "a nearest neighbour of the lost optimum");
         assertTrue(leader.tuner.state(leader.key).lastFailure().startsWith(FIRST_OPTIMUM.id()));
     }
@@ -181,13 +182,15 @@ class OnlineTunerDriftTest
     @Test
     void shouldGiveAConvergedPlanAboutTenMillisecondsOfCallsPastTheLastRecord()
     {
-        // 1 us calls: 10,000, capped at the default lead of 512; 100 us calls: 100; 1 ms calls: 10, raised to 16
-        final long[][] cases = {{1, OnlineTunerConfig.LEAD_DEFAULT}, {100, 100}, {1000, TaskTuning.MIN_LEAD_CALLS}};
+        // 1 us calls: 10,000 (under the default cap), or 512 under a cap of 512; 100 us calls: 100; 1 ms calls: 10,
+        // raised to 16
+        final long[][] cases = {{1, 10_000, OnlineTunerConfig.LEAD_DEFAULT}, {1, 512, 512}, {100, 100,
+            OnlineTunerConfig.LEAD_DEFAULT}, {1000, TaskTuning.MIN_LEAD_CALLS, OnlineTunerConfig.LEAD_DEFAULT}};
         for (final long[] c : cases)
         {
             final long scale = c[0];
-            final Leader leader = new Leader(new OnlineTuner(OnlineTunerConfig.defaults(), request -> DEFAULT,
-                RING_SIMPLE_P2P), REQUEST, plan -> BEFORE.nanos(plan) * scale);
+            final Leader leader = new Leader(new OnlineTuner(OnlineTunerConfig.defaults().withLeadCalls((int)c[2]),
+                request -> DEFAULT, RING_SIMPLE_P2P), REQUEST, plan -> BEFORE.nanos(plan) * scale);
             assertTrue(leader.converge(10_000).converged());
             final Plan best = leader.tuner.state(leader.key).bestPlan();
             final long last = leader.next - 1;

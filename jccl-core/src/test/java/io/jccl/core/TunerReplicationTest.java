@@ -60,6 +60,41 @@ class TunerReplicationTest
         assertEquals(List.of(3, 1, 1, 1, TunerReplication.Outbox.CAPACITY), counts(sent), "full: sent");
     }
 
+    @Test
+    void shouldSendConsecutiveRecordsOfOneTaskAndPlanAsOneRunThatAFollowerAppliesInOrder()
+    {
+        final OnlineTunerConfig config = OnlineTunerConfig.defaults().withHold(2, 0).withBudgetCalls(40);
+        final OnlineTuner leader = tuner(config);
+        final OnlineTuner follower = tuner(config);
+        final TaskKey task = leader.key(REQUEST, ReduceOp.SUM, 1);
+        final List<byte[]> sent = new ArrayList<>();
+        final TunerReplication.Outbox outbox = new TunerReplication.Outbox(sent::add);
+        for (long call = 0; call < 1000; call++)
+        {
+            final Plan plan = leader.planFor(task, REQUEST, call);
+            final long nanos = 1000L * plan.channels() + call % 7;
+            outbox.record(task, REQUEST, call, plan, nanos, leader.record(task, call, plan, nanos));
+        }
+        outbox.flush();
+        assertTrue(leader.state(task).converged(), "converged");
+
+        long records = 0;
+        long bytes = 0;
+        for (final byte[] notice : sent)
+        {
+            records += ByteBuffer.wrap(notice).getInt();
+            bytes += notice.length;
+            TunerReplication.apply(follower, notice, 1);
+        }
+        assertEquals(1000, records, "every record sent once");
+        // one header per run (a candidate's hold, the converged plan's calls), then 8 bytes a record
+        assertTrue(bytes < 1000 * 8 + 60 * 128, "runs, not whole records: " + bytes + " bytes");
+        assertEquals(leader.rounds(task), follower.rounds(task), "the same rounds");
+        assertEquals(leader.state(task).bestPlan(), follower.state(task).bestPlan());
+        assertEquals(leader.planFor(task, REQUEST, 1000), follower.planFor(task, REQUEST, 1000),
+            "the same plan for the next call");
+    }
+
     /**
      * Leads of 8 calls (batches of 2, so the follower runs at the end of what it was sent most of the time), of 512
      * (1 us calls) and of 16 (1 ms calls: the least lead, under the cap of 512).
