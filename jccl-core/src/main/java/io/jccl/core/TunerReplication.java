@@ -22,15 +22,17 @@ import java.nio.charset.StandardCharsets;
  * whose next round has not arrived keeps its call queued (the caller is not blocked).
  * <p>
  * A notice holds one or more records in order ({@link Outbox}); records of one task and plan at consecutive call
- * indices travel as one run (its header once, then 8 bytes a record), which the other processes apply in one pass.
- * A record that published a round, or changed a converged plan's lead, goes at once with those held before it. The others wait, each for as many records as
- * {@link OnlineTuner#record} allows: a quarter of the lead for a converged plan's drift watch, and until the round's
- * last sample for the samples of a round being measured. The other processes then publish a prefix of rank 0's
- * rounds and give a converged plan to fewer calls than rank 0 does, never more, and still to enough: a batch leaves
- * three quarters of the lead. A message per call took an 8-byte AllReduce between two processes from about 1 to
- * 35-40 us once converged, and woke the other process's bootstrap thread between the search's samples. Batched but
- * sent whole (every record with its task, request and plan, decoded into new objects), the converged plan's records
- * still took 2.5-3.0 us a call there against 0.7-0.9 us without them: the other process's one CPU decoded them.
+ * indices travel as one run (its header once, then 8 bytes a record), which the other processes apply in one pass. A
+ * run's header carries its first record's request: a follower uses a request only to make a task it has not met. A
+ * record that published a round, or changed a converged plan's lead, goes at once with those held before it. The others
+ * wait, each for as many records as {@link OnlineTuner#record} allows: a quarter of the lead for a converged plan's
+ * drift watch, and until the round's last sample for the samples of a round being measured. The other processes then
+ * publish a prefix of rank 0's rounds and give a converged plan to fewer calls than rank 0 does, never more, and still
+ * to enough: a batch leaves three quarters of the lead. A message per call took an 8-byte AllReduce between two
+ * processes from about 1 to 35-40 us once converged, and woke the other process's bootstrap thread between the search's
+ * samples. Batched but sent whole (every record with its task, request and plan, decoded into new objects), the
+ * converged plan's records still took 2.2-3.0 us a call there against 0.7-0.9 us without them: the other process's one
+ * CPU decoded them.
  */
 final class TunerReplication
 {
