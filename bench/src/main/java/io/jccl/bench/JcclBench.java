@@ -372,11 +372,11 @@ public final class JcclBench
             err.println(tool.toolName() + ": " + ex.getMessage());
             return EXIT_USAGE;
         }
+        final List<Integer> cpus = CpuBinding.allowedCpus();
         final CpuBinding binding;
         try
         {
-            binding = CpuBinding.resolve(split.bindTo(), split.nprocs(), CpuBinding.allowedCpus(),
-                CpuBinding.findTaskset(env));
+            binding = CpuBinding.resolve(split.bindTo(), split.nprocs(), cpus, CpuBinding.findTaskset(env));
         }
         catch (final IllegalArgumentException ex)
         {
@@ -384,7 +384,7 @@ public final class JcclBench
             return EXIT_USAGE;
         }
         err.println("jccl-bench: " + split.nprocs() + " processes, " + binding.describe());
-        final String crowding = CpuBinding.crowdingNote(split.nprocs(), CpuBinding.allowedCpus().size());
+        final String crowding = CpuBinding.crowdingNote(split.nprocs(), cpus.size());
         if (crowding != null)
         {
             err.println("jccl-bench: " + crowding);

@@ -95,6 +95,17 @@ public final class DirectGenerator
     }
 
     /**
+     * @param collective a collective.
+     * @return true if a direct program of its own computes it (AllReduce, AllGather, ReduceScatter; AllToAll's
+     *         exchange is its only program, whatever the algorithm).
+     */
+    public static boolean supports(final Collective collective)
+    {
+        return collective == Collective.ALL_REDUCE || collective == Collective.ALL_GATHER ||
+            collective == Collective.REDUCE_SCATTER;
+    }
+
+    /**
      * AllReduce in one message: per channel (a slice of the buffer), rank {@code r} runs one worker per peer that
      * sends it the slice of {@code r}'s input and receives the peer's, and reduces the n inputs in rank order,
      * {@code x(q) op acc(q-1)} for q = 1 .. n-1 from {@code acc(0) = x(0)}, the operand order of the two-rank tree,

@@ -25,8 +25,7 @@ public final class Generators
         return switch (algorithm)
         {
             case TREE -> TreeGenerator.supports(collective) ? algorithm : Algorithm.RING;
-            case DIRECT -> collective == Collective.ALL_REDUCE || collective == Collective.ALL_GATHER ||
-                collective == Collective.REDUCE_SCATTER ? algorithm : Algorithm.RING;
+            case DIRECT -> DirectGenerator.supports(collective) ? algorithm : Algorithm.RING;
             case RING -> algorithm;
         };
     }
