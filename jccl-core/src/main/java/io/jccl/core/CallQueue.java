@@ -56,7 +56,11 @@ final class CallQueue
     /** Removes the oldest call, which {@link #peek()} returned (claim holder only). */
     void remove()
     {
-        head = (Call)NEXT.getAcquire(head);
+        final Call sentinel = head;
+        head = (Call)NEXT.getAcquire(sentinel);
+        // no producer links to the old sentinel any more (the tail is at least the new head): unlinked, a call that
+        // something still holds (an executor's latest call, a caller's Work) keeps none of the later calls alive
+        NEXT.setRelease(sentinel, null);
     }
 
     boolean isEmpty()
