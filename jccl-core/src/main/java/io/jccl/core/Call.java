@@ -44,6 +44,8 @@ final class Call implements Work
     long deadlineNs;
     int stalls;
     boolean bound;
+    /** Bound while an earlier call of its rank had not finished: it runs ahead until it is the oldest. */
+    boolean ahead;
     /** With online tuning: the call's task, its shape, its index among this rank's calls of it, and when bound. */
     io.jccl.autotune.TaskKey task;
     io.jccl.autotune.PlanRequest request;
@@ -190,6 +192,12 @@ final class Call implements Work
     void boundTo(final BoundShape shape)
     {
         boundShape = shape;
+    }
+
+    /** @return what the call was bound to, or null before (claim holder only). */
+    BoundShape boundShape()
+    {
+        return boundShape;
     }
 
     @Override

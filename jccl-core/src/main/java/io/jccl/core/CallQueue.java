@@ -63,6 +63,12 @@ final class CallQueue
         NEXT.setRelease(sentinel, null);
     }
 
+    /** @return the call queued after {@code call}, or null (claim holder only, for a call still queued). */
+    Call after(final Call call)
+    {
+        return (Call)NEXT.getAcquire(call);
+    }
+
     boolean isEmpty()
     {
         return peek() == null;

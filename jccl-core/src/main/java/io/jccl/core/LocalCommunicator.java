@@ -44,6 +44,10 @@ final class LocalCommunicator implements Communicator
     private static final Logger LOG = LoggerFactory.getLogger("io.jccl");
     /** See {@link #expired(Call)}: a power of two. */
     private static final int STALLS_PER_CLOCK_READ = 32;
+    /** Calls that may run ahead of the oldest unfinished call of a rank (see {@link #runAhead(Call)}). */
+    private static final int AHEAD_CALLS = 1;
+    private static final int INPUT_BIT = 1 << io.jccl.schedules.BufferKind.INPUT.ordinal();
+    private static final int OUTPUT_BIT = 1 << io.jccl.schedules.BufferKind.OUTPUT.ordinal();
 
     private final CommGroup group;
     private final int rank;
@@ -58,6 +62,14 @@ final class LocalCommunicator implements Communicator
     private final Map<io.jccl.autotune.TaskKey, long[]> taskCalls = new HashMap<>();
     private BoundShape lastBound;
     private long nextSeq;
+    /**
+     * The newest call that ran ahead as far as it can before it is the oldest (its sends done, its other steps
+     * waiting on receives or earlier calls), and a call that may not run ahead: {@link #runAhead} starts after them.
+     */
+    private Call settled;
+    private Call refused;
+    /** Calls bound while an earlier one had not finished (for tests). */
+    private long callsRunAhead;
     /** Splits this rank has asked for: the n-th split of every rank meets the n-th of the others. */
     private long splits;
     private volatile boolean closed;
@@ -217,6 +229,11 @@ final class LocalCommunicator implements Communicator
             }
             try
             {
+                if (call.ahead)
+                {
+                    call.ahead = false;
+                    ((RankExecution)call.execution).caughtUp();
+                }
                 if (!call.bound)
                 {
                     if (!bind(call))
@@ -252,6 +269,7 @@ final class LocalCommunicator implements Communicator
                     work++;
                     continue;
                 }
+                work += runAhead(call);
             }
             catch (final JcclException ex)
             {
@@ -396,15 +414,144 @@ final class LocalCommunicator implements Communicator
             bound = bindShape(call, tuned, online);
             boundShapes.put(shapeKey(call), bound);
         }
-        lastBound = bound;
         final long scratchElements = bound.execution.ownScratch() ? 0 :
             bound.program.scratchElements(bound.inputElements);
         final long scratch = scratchElements == 0 ? 0 : scratch(scratchElements * call.type.byteSize());
-        bound.execution.bind(call, bound.reducer, bound.premul, address(call.send), address(call.recv), scratch,
-            bound.inputElements, bound.outputElements, bound.plan.chunkBytes(), bound.planHash);
-        call.execution = bound.execution;
-        call.boundTo(bound);
+        bindExecution(call, bound, bound.execution instanceof RankExecution host ? host.idleInstance() :
+            bound.execution, scratch);
         return true;
+    }
+
+    private void bindExecution(final Call call, final BoundShape bound, final Execution execution, final long scratch)
+    {
+        lastBound = bound;
+        execution.bind(call, bound.reducer, bound.premul, address(call.send), address(call.recv), scratch,
+            bound.inputElements, bound.outputElements, bound.plan.chunkBytes(), bound.planHash);
+        call.execution = execution;
+        call.boundTo(bound);
+    }
+
+    /**
+     * Runs the calls queued after {@code head}, the oldest unfinished call, as far as they can go without it: a
+     * call's steps that receive nothing and touch no memory an earlier unfinished call uses ({@link
+     * RankExecution#runAhead}). A call may start only once every earlier unfinished call has sent all it sends, so
+     * each connection carries the calls' slots in call order. Back-to-back calls so overlap one call's message
+     * latency with the next call's sends, where a blocking loop pays it on every call; results and completion order
+     * are those of calls run one at a time. Host executors only, and never for a call the online tuner decides (its
+     * samples time one call alone).
+     *
+     * @return the work done.
+     */
+    private int runAhead(final Call head)
+    {
+        if (!(head.execution instanceof RankExecution oldest) || !oldest.sendsDone())
+        {
+            return 0;
+        }
+        int work = 0;
+        Call last = settled != null && settled.seq > head.seq ? settled : head;
+        while (true)
+        {
+            final Call next = queue.after(last);
+            if (next == null || next == refused)
+            {
+                break;
+            }
+            if (next.seq < 0)
+            {
+                next.seq = nextSeq++;
+            }
+            if (next.seq - head.seq > AHEAD_CALLS)
+            {
+                break;
+            }
+            if (!next.bound)
+            {
+                if (!bindAhead(head, next))
+                {
+                    refused = next;
+                    break;
+                }
+                work++;
+            }
+            final RankExecution execution = (RankExecution)next.execution;
+            for (int done = execution.doWork(); done > 0; done = execution.doWork())
+            {
+                work += done;
+            }
+            if (!execution.sendsDone())
+            {
+                break;
+            }
+            settled = next;
+            last = next;
+        }
+        return work;
+    }
+
+    /**
+     * Binds a call behind the unfinished calls from {@code head} on, to run ahead of them; only a shape this rank has
+     * bound before, on the host, undecided by the online tuner, whose scratch fits the scratch in use.
+     *
+     * @return false when the call must wait until it is the oldest.
+     */
+    private boolean bindAhead(final Call head, final Call call)
+    {
+        final BoundShape known = call.count == 0 || brokenBy() != null ? null : boundOf(call);
+        if (known == null || known.online.task() != null || !(known.execution instanceof RankExecution primary))
+        {
+            return false;
+        }
+        final int size = call.type.byteSize();
+        final long scratchBytes = known.program.scratchElements(known.inputElements) * size;
+        if (scratchBytes > scratchLength)
+        {
+            // growing it would free the scratch an earlier call uses
+            return false;
+        }
+        final long in = address(call.send);
+        final long inBytes = known.inputElements * size;
+        final long out = address(call.recv);
+        final long outBytes = known.outputElements * size;
+        int readable = INPUT_BIT | OUTPUT_BIT;
+        int writable = INPUT_BIT | OUTPUT_BIT;
+        for (Call c = head; c != call; c = queue.after(c))
+        {
+            final BoundShape b = c.boundShape();
+            final long cIn = address(c.send);
+            final long cInBytes = b.inputElements * c.type.byteSize();
+            final long cOut = address(c.recv);
+            final long cOutBytes = b.outputElements * c.type.byteSize();
+            final boolean cWritesIn = ((RankExecution)c.execution).writesInput();
+            // what the earlier call writes is neither read nor written; what it reads is not written
+            if (overlaps(in, inBytes, cOut, cOutBytes) || cWritesIn && overlaps(in, inBytes, cIn, cInBytes))
+            {
+                readable &= ~INPUT_BIT;
+            }
+            if (overlaps(out, outBytes, cOut, cOutBytes) || cWritesIn && overlaps(out, outBytes, cIn, cInBytes))
+            {
+                readable &= ~OUTPUT_BIT;
+            }
+            if ((readable & INPUT_BIT) == 0 || overlaps(in, inBytes, cIn, cInBytes))
+            {
+                writable &= ~INPUT_BIT;
+            }
+            if ((readable & OUTPUT_BIT) == 0 || overlaps(out, outBytes, cIn, cInBytes))
+            {
+                writable &= ~OUTPUT_BIT;
+            }
+        }
+        call.bound = true;
+        callsRunAhead++;
+        bindExecution(call, known, primary.idleInstance(), scratchBytes == 0 ? 0 : scratchAddress);
+        ((RankExecution)call.execution).runAhead(readable, writable);
+        call.ahead = true;
+        return true;
+    }
+
+    private static boolean overlaps(final long a, final long aBytes, final long b, final long bBytes)
+    {
+        return a != 0 && b != 0 && aBytes > 0 && bBytes > 0 && a < b + bBytes && b < a + aBytes;
     }
 
     /** @return this rank's binding of the call's shape and placement, or null when it has none yet. */
@@ -588,6 +735,12 @@ final class LocalCommunicator implements Communicator
     ConnectorCounters counters()
     {
         return group.transport.counters();
+    }
+
+    /** @return how many calls of this rank were bound while an earlier one had not finished (for tests). */
+    long callsRunAhead()
+    {
+        return callsRunAhead;
     }
 
     /** @return the name of the Program that ran this rank's latest bound call (for tests), or null. */

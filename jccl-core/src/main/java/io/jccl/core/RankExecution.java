@@ -42,7 +42,19 @@ final class RankExecution implements Execution
     private final Program program;
     private final io.jccl.Protocol protocol;
     private final TransportKind transport;
+    private final InProcessTransport connectors;
     private final int rank;
+    /** True when a step of this rank's part writes its input buffer (schedules may; built-in programs never do). */
+    private final boolean writesInput;
+    /** Another executor of the same Program and connectors, for a call that runs ahead while this one is busy. */
+    private RankExecution spare;
+    /**
+     * While the call runs ahead of an earlier call of its rank ({@link #runAhead}): the buffers (bits by
+     * {@link BufferKind} ordinal) its steps may read and write, those no earlier unfinished call writes or uses.
+     */
+    private boolean ahead;
+    private int aheadReadable;
+    private int aheadWritable;
     private final WorkerState[] workers;
     private final long[][] chunkStart = new long[BUFFERS][];
     private final long[][] chunkLength = new long[BUFFERS][];
@@ -87,6 +99,7 @@ final class RankExecution implements Execution
     {
         this.protocol = protocol;
         this.transport = transportKind;
+        this.connectors = transport;
         this.program = program;
         this.rank = rank;
         this.maxChunkCount = program.maxChunkCount();
@@ -120,6 +133,77 @@ final class RankExecution implements Execution
         }
         inputWritten = new long[chunkStart[BufferKind.INPUT.ordinal()].length];
         outputAlias = new int[chunkStart[BufferKind.OUTPUT.ordinal()].length];
+        boolean writes = false;
+        for (final Worker worker : rankWorkers)
+        {
+            for (int s = 0; s < worker.stepCount(); s++)
+            {
+                writes |= worker.opcode(s).writesDestination() &&
+                    worker.field(s, StepDescriptor.DST_BUFFER) == BufferKind.INPUT.ordinal();
+            }
+        }
+        this.writesInput = writes;
+    }
+
+    /**
+     * @return this executor, or when it runs a call that has not finished, another of the same Program and
+     *         connectors (made on first need; there are as many as calls run at once).
+     */
+    RankExecution idleInstance()
+    {
+        RankExecution e = this;
+        while (e.call != null && !e.call.isComplete())
+        {
+            if (e.spare == null)
+            {
+                e.spare = new RankExecution(program, protocol, transport, rank, connectors);
+            }
+            e = e.spare;
+        }
+        return e;
+    }
+
+    /** @return true when a step of this rank's part writes the input buffer. */
+    boolean writesInput()
+    {
+        return writesInput;
+    }
+
+    /**
+     * Lets the bound call run ahead of the earlier calls of its rank that have not finished: only the steps that
+     * receive nothing, send no direct slot, touch no scratch, read only buffers in {@code readable} and write only
+     * buffers in {@code writable} run until {@link #caughtUp()}. Its sends then follow every send of the earlier calls
+     * on each connection (they had all sent, see {@link #sendsDone()}), and no receive can take an earlier call's
+     * slot.
+     *
+     * @param readable bits by {@link BufferKind} ordinal: buffers no earlier unfinished call writes.
+     * @param writable bits: buffers no earlier unfinished call reads or writes.
+     */
+    void runAhead(final int readable, final int writable)
+    {
+        ahead = true;
+        aheadReadable = readable;
+        aheadWritable = writable;
+    }
+
+    /** The call is now the oldest unfinished one of its rank: every step may run. */
+    void caughtUp()
+    {
+        ahead = false;
+    }
+
+    /** @return true when the bound call has published every slot it sends (its remaining steps only receive). */
+    boolean sendsDone()
+    {
+        for (final WorkerState w : workers)
+        {
+            if (w.lastSend >= 0 && w.iteration < iterations &&
+                (w.iteration < iterations - 1 || w.step <= w.lastSend))
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -144,6 +228,7 @@ final class RankExecution implements Execution
         this.call = call;
         this.reducer = reducer;
         this.premulInput = premulInput;
+        this.ahead = false;
         this.planHash = planHash;
         baseAddress[BufferKind.INPUT.ordinal()] = inputAddress;
         baseAddress[BufferKind.OUTPUT.ordinal()] = outputAddress;
@@ -491,6 +576,8 @@ final class RankExecution implements Execution
         final SendConnector send;
         final RecvConnector recv;
         final int stepCount;
+        /** The last step that sends, or -1. */
+        final int lastSend;
         long iteration;
         int step;
 
@@ -501,6 +588,12 @@ final class RankExecution implements Execution
             this.send = send;
             this.recv = recv;
             this.stepCount = worker.stepCount();
+            int last = -1;
+            for (int s = 0; s < stepCount; s++)
+            {
+                last = worker.opcode(s).sends() ? s : last;
+            }
+            this.lastSend = last;
         }
 
         void reset()
@@ -531,6 +624,10 @@ final class RankExecution implements Execution
                     break;
                 }
                 final Opcode op = worker.opcode(step);
+                if (ahead && !mayRunAhead(op))
+                {
+                    break;
+                }
                 if (op.receives() && !recv.hasData())
                 {
                     break;
@@ -551,6 +648,23 @@ final class RankExecution implements Execution
                 }
             }
             return work;
+        }
+
+        /** @return true when the step may run while the call runs ahead (see {@link #runAhead}). */
+        private boolean mayRunAhead(final Opcode op)
+        {
+            if (op == Opcode.NOP)
+            {
+                return true;
+            }
+            final int src = worker.field(step, StepDescriptor.SRC_BUFFER);
+            final int dst = worker.field(step, StepDescriptor.DST_BUFFER);
+            // a direct slot would hold this call back until the peer read it, and the peer's reading call may be
+            // waiting for an earlier call of this rank: each side's calls would wait on the other's
+            return !op.receives() && !(op.sends() && directStep[index][step]) &&
+                (!op.readsSource() || (aheadReadable & 1 << src) != 0) &&
+                (!op.writesDestination() || (aheadWritable & 1 << dst) != 0) &&
+                (op != Opcode.REDUCE || (aheadReadable & 1 << dst) != 0);
         }
 
         private void execute(final Opcode op)
