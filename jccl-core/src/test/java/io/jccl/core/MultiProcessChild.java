@@ -323,6 +323,75 @@ public final class MultiProcessChild
                 allToAll(type, count);
             }
         }
+        queuedBackToBack();
+    }
+
+    /**
+     * AllReduce calls queued back to back before any is waited on, as a training step issues its buckets: on separate
+     * slices, chained in place and back and forth between two slices, at sizes that travel in a slot's header, in
+     * staged slots, and (from jccl's buffers) by direct reads. A call may run ahead of the one before it where they
+     * share no memory; every slice must end as if the calls had run one at a time.
+     */
+    private void queuedBackToBack()
+    {
+        final int[][] pattern = {{0, 1}, {2, 3}, {4, 4}, {4, 4}, {1, 5}, {5, 1}, {3, 2}, {0, 0}};
+        final int slices = 6;
+        for (final int count : new int[] {2, 3000, 262_144})
+        {
+            final HostBuffer memory = memory((long)count * slices * Long.BYTES);
+            final long[][] expected = new long[size][count * slices];
+            for (int r = 0; r < size; r++)
+            {
+                for (int i = 0; i < count * slices; i++)
+                {
+                    expected[r][i] = value(r, i);
+                }
+            }
+            longs(memory).put(expected[rank]);
+            io.jccl.Work last = null;
+            for (int k = 0; k < 3 * pattern.length; k++)
+            {
+                final int[] call = pattern[k % pattern.length];
+                last = comm.allReduce(dev(slice(memory, call[0], count)), dev(slice(memory, call[1], count)), count,
+                    DataType.INT64, ReduceOp.SUM, io.jccl.Stream.DEFAULT);
+                final long[] sum = new long[count];
+                for (int r = 0; r < size; r++)
+                {
+                    for (int i = 0; i < count; i++)
+                    {
+                        sum[i] += expected[r][call[0] * count + i];
+                    }
+                }
+                for (int r = 0; r < size; r++)
+                {
+                    System.arraycopy(sum, 0, expected[r], call[1] * count, count);
+                }
+            }
+            last.join();
+            final long[] actual = new long[count * slices];
+            longs(memory).get(actual);
+            for (int i = 0; i < actual.length; i++)
+            {
+                if (actual[i] != expected[rank][i])
+                {
+                    throw new AssertionError("rank " + rank + ": queued allReduce calls of " + count +
+                        " int64 left slice " + i / count + " element " + i % count + " at " + actual[i] +
+                        ", one at a time gives " + expected[rank][i]);
+                }
+            }
+            release(memory);
+        }
+    }
+
+    private static java.nio.LongBuffer longs(final HostBuffer memory)
+    {
+        return memory.byteBuffer().duplicate().position((int)memory.offset()).slice()
+            .order(java.nio.ByteOrder.nativeOrder()).asLongBuffer().limit((int)(memory.length() / Long.BYTES));
+    }
+
+    private static HostBuffer slice(final HostBuffer memory, final int slice, final int count)
+    {
+        return memory.slice((long)slice * count * Long.BYTES, (long)count * Long.BYTES);
     }
 
     private void allReduce(final DataType type, final ReduceOp op, final long count, final boolean inPlace)
