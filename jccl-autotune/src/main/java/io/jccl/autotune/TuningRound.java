@@ -76,8 +76,10 @@ public record TuningRound(int number, long firstCall, List<Hold> holds, boolean 
     public long calls()
     {
         long calls = 0;
-        for (final Hold hold : holds)
+        // indexed loops: these run on every call of a tuned task, and a list's iterator is an allocation per call
+        for (int i = 0; i < holds.size(); i++)
         {
+            final Hold hold = holds.get(i);
             if (hold.calls() == OPEN || calls > OPEN - hold.calls())
             {
                 return OPEN;
@@ -113,8 +115,9 @@ public record TuningRound(int number, long firstCall, List<Hold> holds, boolean 
             return null;
         }
         long offset = callIndex - firstCall;
-        for (final Hold hold : holds)
+        for (int i = 0; i < holds.size(); i++)
         {
+            final Hold hold = holds.get(i);
             if (hold.calls() == OPEN || offset < hold.calls())
             {
                 return hold.plan();
