@@ -32,10 +32,12 @@ final class BoundShape
     final long outputElements;
     /** The online tuner's part in the shape ({@link LocalCommunicator.OnlineTask#NONE} when it does not decide it). */
     final LocalCommunicator.OnlineTask online;
+    /** The online tuner's plan that {@link #plan} is the runnable form of, or null when the tuner did not choose it. */
+    final Plan tunedFrom;
 
     BoundShape(final Call call, final Plan plan, final Program program, final Execution execution,
         final HostReducer reducer, final boolean premul, final long inputElements, final long outputElements,
-        final LocalCommunicator.OnlineTask online)
+        final LocalCommunicator.OnlineTask online, final Plan tunedFrom)
     {
         this.collective = call.collective;
         this.type = call.type;
@@ -52,6 +54,7 @@ final class BoundShape
         this.inputElements = inputElements;
         this.outputElements = outputElements;
         this.online = online;
+        this.tunedFrom = tunedFrom;
     }
 
     /** @return true when the call has exactly this shape (the shape hash alone could collide). */
