@@ -240,6 +240,12 @@ final class LocalCommunicator implements Communicator
                 {
                     call.ahead = false;
                     ((RankExecution)call.execution).caughtUp();
+                    if (call.task != null && rank == 0)
+                    {
+                        // a tuned call's sample is its time as the oldest: with the samples of the calls before
+                        // it (each of which paid for binding this one), they add up to the leader's whole time
+                        call.boundNs = passCompletedNs != 0 ? passCompletedNs : System.nanoTime();
+                    }
                 }
                 if (!call.bound)
                 {
@@ -447,8 +453,8 @@ final class LocalCommunicator implements Communicator
      * RankExecution#runAhead}). A call may start only once every earlier unfinished call has sent all it sends, so
      * each connection carries the calls' slots in call order. Back-to-back calls so overlap one call's message
      * latency with the next call's sends, where a blocking loop pays it on every call; results and completion order
-     * are those of calls run one at a time. Host executors only, and never for a call the online tuner decides (its
-     * samples time one call alone).
+     * are those of calls run one at a time. Host executors only; a call the online tuner decides runs ahead only
+     * under the plan its shape is bound to.
      *
      * @return the work done.
      */
@@ -508,8 +514,17 @@ final class LocalCommunicator implements Communicator
     private boolean bindAhead(final Call head, final Call call)
     {
         final BoundShape known = call.count == 0 || brokenBy() != null ? null : boundOf(call);
-        if (known == null || known.online.task() != null || !(known.execution instanceof RankExecution primary))
+        if (known == null || !(known.execution instanceof RankExecution primary))
         {
+            return false;
+        }
+        final OnlineTask online = known.online;
+        final Plan tuned = online.task() == null ? null :
+            group.online.planFor(online.task(), online.request(), online.calls()[0]);
+        if (online.task() != null && (tuned == null || tuned != known.tunedFrom))
+        {
+            // the tuner has not published the call's plan yet, or gives it another plan than the shape's binding:
+            // it binds when it is the oldest
             return false;
         }
         final int size = call.type.byteSize();
@@ -550,6 +565,14 @@ final class LocalCommunicator implements Communicator
             {
                 writable &= ~OUTPUT_BIT;
             }
+        }
+        if (tuned != null)
+        {
+            // its sample starts when it is the oldest (see caughtUp)
+            call.task = online.task();
+            call.request = online.request();
+            call.taskIndex = online.calls()[0]++;
+            call.tunedPlan = tuned;
         }
         call.bound = true;
         callsRunAhead++;
