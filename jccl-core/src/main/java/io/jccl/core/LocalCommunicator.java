@@ -507,7 +507,8 @@ final class LocalCommunicator implements Communicator
 
     /**
      * Binds a call behind the unfinished calls from {@code head} on, to run ahead of them; only a shape this rank has
-     * bound before, on the host, undecided by the online tuner, whose scratch fits the scratch in use.
+     * bound before, on the host, whose scratch fits the scratch in use, and for a shape the online tuner decides, only
+     * under the published plan the shape is bound to.
      *
      * @return false when the call must wait until it is the oldest.
      */
