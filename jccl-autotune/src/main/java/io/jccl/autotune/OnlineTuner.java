@@ -216,20 +216,71 @@ public final class OnlineTuner
      */
     public Plan planFor(final TaskKey task, final PlanRequest request, final long callIndex)
     {
+        return tuning(task, request).planFor(callIndex);
+    }
+
+    /**
+     * A task's tuning for a caller that plans and records its calls: the first use of a task creates it, as
+     * {@link #planFor} does. A task is never replaced once made, so the handle stands for the task for the tuner's
+     * life, and its calls skip the lookup of the task (a hash of its key and a map probe, per call).
+     *
+     * @param task    the task ({@link #key}).
+     * @param request a call's shape; it must belong to the task.
+     * @return the task's handle.
+     * @throws JcclInvalidArgumentException on a null argument or a request outside the task.
+     */
+    public Task task(final TaskKey task, final PlanRequest request)
+    {
+        return new Task(tuning(task, request));
+    }
+
+    private TaskTuning tuning(final TaskKey task, final PlanRequest request)
+    {
         if (task == null)
         {
             throw new JcclInvalidArgumentException("task is null");
         }
-        TaskTuning tuning = tasks.get(task);
-        if (tuning == null)
+        final TaskTuning tuning = tasks.get(task);
+        if (tuning != null)
         {
-            if (request == null || !task.covers(request))
-            {
-                throw new JcclInvalidArgumentException("request " + request + " does not belong to task " + task);
-            }
-            tuning = tasks.computeIfAbsent(task, key -> create(key, request));
+            return tuning;
         }
-        return tuning.planFor(callIndex);
+        if (request == null || !task.covers(request))
+        {
+            throw new JcclInvalidArgumentException("request " + request + " does not belong to task " + task);
+        }
+        return tasks.computeIfAbsent(task, key -> create(key, request));
+    }
+
+    /** One task of a tuner ({@link #task}): {@link OnlineTuner#planFor} and {@link OnlineTuner#record} for it. */
+    public static final class Task
+    {
+        private final TaskTuning tuning;
+
+        private Task(final TaskTuning tuning)
+        {
+            this.tuning = tuning;
+        }
+
+        /**
+         * @param callIndex the rank's count of its earlier calls of this task.
+         * @return as {@link OnlineTuner#planFor}.
+         */
+        public Plan planFor(final long callIndex)
+        {
+            return tuning.planFor(callIndex);
+        }
+
+        /**
+         * @param callIndex the call's index, as given to {@link #planFor}.
+         * @param plan      the plan it ran.
+         * @param nanos     its time in ns, at least 0.
+         * @return as {@link OnlineTuner#record}.
+         */
+        public int record(final long callIndex, final Plan plan, final long nanos)
+        {
+            return tuning.record(callIndex, plan, nanos);
+        }
     }
 
     /**

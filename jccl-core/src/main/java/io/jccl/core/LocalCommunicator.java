@@ -338,7 +338,7 @@ final class LocalCommunicator implements Communicator
             final long now = System.nanoTime();
             passCompletedNs = now;
             final long nanos = now - call.boundNs;
-            final int allowed = group.online.record(call.task, call.taskIndex, call.tunedPlan, nanos);
+            final int allowed = call.boundShape().online.tuning().record(call.taskIndex, call.tunedPlan, nanos);
             if (group.tunerNotices != null)
             {
                 // the other processes' tuners take the same records and publish the same rounds
@@ -401,7 +401,7 @@ final class LocalCommunicator implements Communicator
             if (online.task() != null)
             {
                 final long[] calls = online.calls();
-                tuned = group.online.planFor(online.task(), online.request(), calls[0]);
+                tuned = online.tuning().planFor(calls[0]);
                 if (tuned == null)
                 {
                     return false;
@@ -521,7 +521,7 @@ final class LocalCommunicator implements Communicator
         }
         final OnlineTask online = known.online;
         final Plan tuned = online.task() == null ? null :
-            group.online.planFor(online.task(), online.request(), online.calls()[0]);
+            online.tuning().planFor(online.calls()[0]);
         if (online.task() != null && (tuned == null || tuned != known.tunedFrom))
         {
             // the tuner has not published the call's plan yet, or gives it another plan than the shape's binding:
@@ -618,16 +618,19 @@ final class LocalCommunicator implements Communicator
             return OnlineTask.NONE;
         }
         final io.jccl.autotune.TaskKey task = group.online.key(request, call.op, group.id);
-        return new OnlineTask(task, request, taskCalls.computeIfAbsent(task, k -> new long[1]));
+        return new OnlineTask(task, request, taskCalls.computeIfAbsent(task, k -> new long[1]),
+            group.online.task(task, request));
     }
 
     /**
      * The online tuner's part in a call shape: its task (null when the tuner does not decide the shape), the request
-     * it was keyed from, and how many calls of the task this rank has bound (the index every rank agrees on).
+     * it was keyed from, how many calls of the task this rank has bound (the index every rank agrees on), and the
+     * tuner's handle of the task.
      */
-    record OnlineTask(io.jccl.autotune.TaskKey task, PlanRequest request, long[] calls)
+    record OnlineTask(io.jccl.autotune.TaskKey task, PlanRequest request, long[] calls,
+        io.jccl.autotune.OnlineTuner.Task tuning)
     {
-        static final OnlineTask NONE = new OnlineTask(null, null, null);
+        static final OnlineTask NONE = new OnlineTask(null, null, null, null);
     }
 
     /** @return true when the online tuner decides the call: no pinned algorithm, no schedule, no table line. */
