@@ -44,8 +44,6 @@ final class Call implements Work
     long deadlineNs;
     int stalls;
     boolean bound;
-    /** Bound while an earlier call of its rank had not finished: it runs ahead until it is the oldest. */
-    boolean ahead;
     /** With online tuning: the call's task, its shape, its index among this rank's calls of it, and when bound. */
     io.jccl.autotune.TaskKey task;
     io.jccl.autotune.PlanRequest request;

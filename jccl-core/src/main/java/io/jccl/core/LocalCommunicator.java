@@ -236,16 +236,11 @@ final class LocalCommunicator implements Communicator
             }
             try
             {
-                if (call.ahead)
+                if (call.execution instanceof RankExecution host && host.caughtUp() && call.task != null && rank == 0)
                 {
-                    call.ahead = false;
-                    ((RankExecution)call.execution).caughtUp();
-                    if (call.task != null && rank == 0)
-                    {
-                        // a tuned call's sample is its time as the oldest: with the samples of the calls before
-                        // it (each of which paid for binding this one), they add up to the leader's whole time
-                        call.boundNs = passCompletedNs != 0 ? passCompletedNs : System.nanoTime();
-                    }
+                    // a call that ran ahead: a tuned call's sample is its time as the oldest; with the samples of the
+                    // calls before it (each of which paid for binding this one), they add up to the leader's time
+                    call.boundNs = sampleStartNs();
                 }
                 if (!call.bound)
                 {
@@ -400,16 +395,12 @@ final class LocalCommunicator implements Communicator
             online = known != null ? known.online : onlineTask(call);
             if (online.task() != null)
             {
-                final long[] calls = online.calls();
-                tuned = online.tuning().planFor(calls[0]);
+                tuned = online.tuning().planFor(online.calls()[0]);
                 if (tuned == null)
                 {
                     return false;
                 }
-                call.task = online.task();
-                call.request = online.request();
-                call.taskIndex = calls[0]++;
-                call.tunedPlan = tuned;
+                takeTaskIndex(call, online, tuned);
                 // the tuner answers with the same plan object call after call: its runnable form is made once
                 tuned = known != null && known.tunedFrom == tuned ? known.plan : runnable(tuned, call.collective);
             }
@@ -418,7 +409,7 @@ final class LocalCommunicator implements Communicator
         if (call.task != null && rank == 0)
         {
             // the tuner's sample: from binding to completion on the leader
-            call.boundNs = passCompletedNs != 0 ? passCompletedNs : System.nanoTime();
+            call.boundNs = sampleStartNs();
         }
         if (call.count == 0)
         {
@@ -569,18 +560,29 @@ final class LocalCommunicator implements Communicator
         }
         if (tuned != null)
         {
-            // its sample starts when it is the oldest (see caughtUp)
-            call.task = online.task();
-            call.request = online.request();
-            call.taskIndex = online.calls()[0]++;
-            call.tunedPlan = tuned;
+            // its sample starts when it is the oldest (advanceClaimed)
+            takeTaskIndex(call, online, tuned);
         }
         call.bound = true;
         callsRunAhead++;
         bindExecution(call, known, primary.idleInstance(), scratchBytes == 0 ? 0 : scratchAddress);
         ((RankExecution)call.execution).runAhead(readable, writable);
-        call.ahead = true;
         return true;
+    }
+
+    /** Gives a tuned call its task and the next index of the task's calls on this rank (in call order). */
+    private static void takeTaskIndex(final Call call, final OnlineTask online, final Plan tuned)
+    {
+        call.task = online.task();
+        call.request = online.request();
+        call.taskIndex = online.calls()[0]++;
+        call.tunedPlan = tuned;
+    }
+
+    /** @return where a tuned call's sample starts on the leader: see {@link #passCompletedNs}. */
+    private long sampleStartNs()
+    {
+        return passCompletedNs != 0 ? passCompletedNs : System.nanoTime();
     }
 
     private static boolean overlaps(final long a, final long aBytes, final long b, final long bBytes)

@@ -186,10 +186,16 @@ final class RankExecution implements Execution
         aheadWritable = writable;
     }
 
-    /** The call is now the oldest unfinished one of its rank: every step may run. */
-    void caughtUp()
+    /**
+     * The call is now the oldest unfinished one of its rank: every step may run.
+     *
+     * @return true when it had run ahead ({@link #runAhead}).
+     */
+    boolean caughtUp()
     {
+        final boolean wasAhead = ahead;
         ahead = false;
+        return wasAhead;
     }
 
     /** @return true when the bound call has published every slot it sends (its remaining steps only receive). */

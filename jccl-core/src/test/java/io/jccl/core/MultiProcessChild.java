@@ -354,18 +354,11 @@ public final class MultiProcessChild
                 final int[] call = pattern[k % pattern.length];
                 last = comm.allReduce(dev(slice(memory, call[0], count)), dev(slice(memory, call[1], count)), count,
                     DataType.INT64, ReduceOp.SUM, io.jccl.Stream.DEFAULT);
-                final long[] sum = new long[count];
-                for (int r = 0; r < size; r++)
-                {
-                    for (int i = 0; i < count; i++)
-                    {
-                        sum[i] += expected[r][call[0] * count + i];
-                    }
-                }
-                for (int r = 0; r < size; r++)
-                {
-                    System.arraycopy(sum, 0, expected[r], call[1] * count, count);
-                }
+                final int[] in = new int[size];
+                final int[] out = new int[size];
+                java.util.Arrays.fill(in, call[0] * count);
+                java.util.Arrays.fill(out, call[1] * count);
+                ReferenceCollectives.sumInto(expected, in, out, count);
             }
             last.join();
             final long[] actual = new long[count * slices];

@@ -34,6 +34,32 @@ final class ReferenceCollectives
     {
     }
 
+    /**
+     * An int64 SUM AllReduce over slices of each rank's memory, applied as if it ran alone: the ranks' {@code count}
+     * elements from {@code in[r]} are summed, then the sum is written to every rank's {@code out[r]} (the same slice
+     * in place, or one anywhere else in that rank's memory).
+     *
+     * @param memory each rank's whole memory, updated.
+     * @param in     each rank's input offset in elements.
+     * @param out    each rank's output offset in elements.
+     * @param count  elements.
+     */
+    static void sumInto(final long[][] memory, final int[] in, final int[] out, final int count)
+    {
+        final long[] sum = new long[count];
+        for (int r = 0; r < memory.length; r++)
+        {
+            for (int i = 0; i < count; i++)
+            {
+                sum[i] += memory[r][in[r] + i];
+            }
+        }
+        for (int r = 0; r < memory.length; r++)
+        {
+            System.arraycopy(sum, 0, memory[r], out[r], count);
+        }
+    }
+
     // ---------------------------------------------------------------------------------------------------------
     // Reduction orders
     // ---------------------------------------------------------------------------------------------------------

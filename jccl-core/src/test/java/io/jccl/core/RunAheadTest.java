@@ -117,18 +117,14 @@ class RunAheadTest
             }
             for (int k = 0; k < CALLS; k++)
             {
-                final long[] sum = new long[count];
+                final int[] in = new int[ranks];
+                final int[] out = new int[ranks];
                 for (int r = 0; r < ranks; r++)
                 {
-                    for (int i = 0; i < count; i++)
-                    {
-                        sum[i] += expected[r][offsets[r][k][0] + i];
-                    }
+                    in[r] = offsets[r][k][0];
+                    out[r] = offsets[r][k][1];
                 }
-                for (int r = 0; r < ranks; r++)
-                {
-                    System.arraycopy(sum, 0, expected[r], offsets[r][k][1], count);
-                }
+                ReferenceCollectives.sumInto(expected, in, out, count);
             }
             for (int r = 0; r < ranks; r++)
             {
