@@ -5,18 +5,21 @@
 #   (device tool) run: bash bench/gpu-check.sh "$OUT"   carry: bench/target/gpu-runtime bench/target/jccl-bench.jar
 # It prints the driver and the device, checks every collective x type x op on 1, 2 and 4 ranks sharing the GPU
 # against the host backend bit for bit, times a device copy, jccl's sum kernel and PyTorch's torch.add on 1 GiB
-# float, runs all_reduce_perf -g 4 -b 8 -e 1G -f 4 -c 1 --device cuda, and ends with a table. Logs go to LOG_DIR
-# ($OUT/gpu-check by default). Each step has its own time limit; the whole stays under 5 minutes.
+# float, runs all_reduce_perf -g 4 -b 8 -e 1G -f 4 -c 1 --device cuda in one process, then the same tool in 2 processes
+# sharing the GPU through CUDA IPC (--nprocs 2, up to 256M), and ends with a table. Logs go to LOG_DIR
+# ($OUT/gpu-check by default); JCuda's unpacked natives go to a folder beside none of them (/tmp), so that only logs
+# come back. Each step has its own time limit; the whole stays under 7 minutes.
 # JCCL_GPU_CHECK_EMULATED=1 rehearses it on a machine without a GPU (the device double, 16 MiB at most).
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 log="${1:-${OUT:-/tmp}/gpu-check}"
-mkdir -p "$log/tmp"
+tmp="${TMPDIR:-/tmp}/jccl-gpu-check-tmp"
+mkdir -p "$log" "$tmp"
 java="$root/bench/target/gpu-runtime/bin/java"
 [[ -x "$java" ]] || java="java"
 jar="$root/bench/target/jccl-bench.jar"
-jopts=(--add-exports java.base/jdk.internal.misc=ALL-UNNAMED -Djava.io.tmpdir="$log/tmp" -Xmx8g
+jopts=(--add-exports java.base/jdk.internal.misc=ALL-UNNAMED -Djava.io.tmpdir="$tmp" -Xmx8g
     -XX:MaxDirectMemorySize=24g)
 # the driver compiles the PTX once; keep its cache with the logs' machine, large enough for the interpreter
 export CUDA_CACHE_MAXSIZE=1073741824
@@ -39,17 +42,19 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>
 emulated=()
 device=cuda
 max=1G
+procs_max=256M
 if [[ "${JCCL_GPU_CHECK_EMULATED:-0}" == 1 ]]; then
     emulated=(--emulated)
     device=emulated
     max=16M
+    procs_max=4M
 fi
 
-step check 150 "$java" "${jopts[@]}" -jar "$jar" gpu-check "${emulated[@]}"
+step check 120 "$java" "${jopts[@]}" -jar "$jar" gpu-check "${emulated[@]}"
 check_rc=$?
 grep -E '^(WRONG|grid:)' "$log/check.log" | head -30
 
-step torch 60 python3 - <<'PY'
+step torch 45 python3 - <<'PY'
 import torch
 n = (1 << 30) // 4
 a = torch.full((n,), 0.747, device="cuda", dtype=torch.float32)
@@ -70,14 +75,31 @@ print("RESULT torch_add_GBps %.1f" % (3 * (1 << 30) / add / 1e6))
 print("RESULT torch_copy_GBps %.1f" % (2 * (1 << 30) / copy / 1e6))
 PY
 
-step all_reduce_perf 150 "$java" "${jopts[@]}" -jar "$jar" all_reduce_perf -g 4 -b 8 -e "$max" -f 4 -c 1 \
+step all_reduce_perf 120 "$java" "${jopts[@]}" -jar "$jar" all_reduce_perf -g 4 -b 8 -e "$max" -f 4 -c 1 \
     --device "$device"
 perf_rc=$?
 grep -vE '^#' "$log/all_reduce_perf.log" | grep -E '^ +[0-9]' | sed 's/^/    /'
 
+# children take the launcher's JVM options from JCCL_BENCH_JAVA_OPTS (ChildCommand), the tmpdir among them
+JCCL_BENCH_JAVA_OPTS="-Djava.io.tmpdir=$tmp -Xmx4g -XX:MaxDirectMemorySize=8g" \
+    step procs 90 "$java" "${jopts[@]}" -jar "$jar" --nprocs 2 all_reduce_perf -b 8 -e "$procs_max" -f 4 -c 1 \
+    --device "$device"
+procs_rc=$?
+grep -vE '^#' "$log/procs.log" | grep -E '^ +[0-9]' | sed 's/^/    /'
+
 value() { grep -h "^RESULT $1 " "$log"/*.log 2>/dev/null | tail -1 | cut -d' ' -f3-; }
-last_row="$(grep -E '^ +[0-9]+ ' "$log/all_reduce_perf.log" 2>/dev/null | tail -1)"
-wrong_rows="$(grep -E '^ +[0-9]+ ' "$log/all_reduce_perf.log" 2>/dev/null | awk '$9 != 0 || $13 != 0' | wc -l)"
+wrong_rows()
+{
+    grep -E '^ +[0-9]+ ' "$log/$1.log" 2>/dev/null | awk '$9 != 0 || $13 != 0' | wc -l
+}
+busbw()
+{
+    grep -E '^ +[0-9]+ ' "$log/$1.log" 2>/dev/null | tail -1 | awk '{print $8 " out-of-place, " $12 " in-place"}'
+}
+small_time()
+{
+    grep -E '^ +8 ' "$log/$1.log" 2>/dev/null | head -1 | awk '{print $6 " out-of-place, " $10 " in-place"}'
+}
 echo
 echo "== gpu-check table"
 printf '%-34s %s\n' "driver" "$(value driver)"
@@ -89,6 +111,10 @@ printf '%-34s %s\n' "jccl copy kernel (GB/s)" "$(value copy_kernel_GBps)"
 printf '%-34s %s\n' "jccl sum kernel 1 GiB (GB/s)" "$(value sum_kernel_GBps)"
 printf '%-34s %s\n' "torch.add 1 GiB (GB/s)" "$(value torch_add_GBps)"
 printf '%-34s %s\n' "grid vs host (cases / wrong)" "$(value grid_cases) / $(value grid_wrong_cases) (exit $check_rc)"
-printf '%-34s %s\n' "all_reduce_perf -g 4 wrong rows" "$wrong_rows (exit $perf_rc)"
-printf '%-34s %s\n' "all_reduce_perf $max busbw (GB/s)" "$(echo "$last_row" | awk '{print $8 " out-of-place, " $12 " in-place"}')"
-exit $(( check_rc != 0 || perf_rc != 0 ))
+printf '%-34s %s\n' "all_reduce_perf -g 4 wrong rows" "$(wrong_rows all_reduce_perf) (exit $perf_rc)"
+printf '%-34s %s\n' "-g 4 8 B time (us)" "$(small_time all_reduce_perf)"
+printf '%-34s %s\n' "-g 4 $max busbw (GB/s)" "$(busbw all_reduce_perf)"
+printf '%-34s %s\n' "--nprocs 2 (IPC) wrong rows" "$(wrong_rows procs) (exit $procs_rc)"
+printf '%-34s %s\n' "--nprocs 2 8 B time (us)" "$(small_time procs)"
+printf '%-34s %s\n' "--nprocs 2 $procs_max busbw (GB/s)" "$(busbw procs)"
+exit $(( check_rc != 0 || perf_rc != 0 || procs_rc != 0 ))

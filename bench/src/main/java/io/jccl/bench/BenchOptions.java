@@ -746,7 +746,9 @@ public final class BenchOptions
         {
             if (EMULATED_DEVICE.equalsIgnoreCase(jccl.device))
             {
-                cuda = new io.jccl.kernels.cuda.EmulatedCuda();
+                // between processes the double's device memory must be mappable by the peers, as CUDA IPC's is
+                cuda = processCount > 1 ? io.jccl.kernels.cuda.EmulatedCuda.shareable(java.nio.file.Path.of("/dev/shm"))
+                    : new io.jccl.kernels.cuda.EmulatedCuda();
                 cudaResolved = true;
                 return cuda;
             }
