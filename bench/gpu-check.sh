@@ -5,10 +5,11 @@
 #   (device tool) run: bash bench/gpu-check.sh "$OUT"   carry: bench/target/gpu-runtime bench/target/jccl-bench.jar
 # It prints the driver and the device, checks every collective x type x op on 1, 2 and 4 ranks sharing the GPU
 # against the host backend bit for bit, times a device copy, jccl's sum kernel and PyTorch's torch.add on 1 GiB
-# float, runs all_reduce_perf -g 4 -b 8 -e 1G -f 4 -c 1 --device cuda in one process, then the same tool in 2 processes
-# sharing the GPU through CUDA IPC (--nprocs 2, up to 256M), and ends with a table. Logs go to LOG_DIR
+# float, runs all_reduce_perf -g 2 (up to 64M) and -g 4 (up to 256M) -b 8 -f 4 -c 1 --device cuda in one process, then
+# -g 2's in 2 processes sharing the GPU through CUDA IPC (--nprocs 2), and ends with a table. Logs go to LOG_DIR
 # ($OUT/gpu-check by default); JCuda's unpacked natives go to a folder beside none of them (/tmp), so that only logs
-# come back. Each step has its own time limit; the whole stays under 7 minutes.
+# come back. Each step has its own time limit (a JVM past it prints its threads into its log, then is killed); the
+# whole stays under 7 minutes.
 # JCCL_GPU_CHECK_EMULATED=1 rehearses it on a machine without a GPU (the device double, 16 MiB at most).
 set -uo pipefail
 
@@ -24,13 +25,29 @@ jopts=(--add-exports java.base/jdk.internal.misc=ALL-UNNAMED -Djava.io.tmpdir="$
 # the driver compiles the PTX once; keep its cache with the logs' machine, large enough for the interpreter
 export CUDA_CACHE_MAXSIZE=1073741824
 
+# step NAME LIMIT CMD...: runs CMD with its output in $log/NAME.log; past LIMIT seconds every java process gets
+# SIGQUIT first (a JVM then prints its threads into its log, the children of --nprocs too), and is killed 3 s later
 step()
 {
     local name="$1" limit="$2"
     shift 2
-    local start=$SECONDS
-    timeout "$limit" "$@" > "$log/$name.log" 2>&1
-    local rc=$?
+    local start=$SECONDS rc
+    "$@" > "$log/$name.log" 2>&1 &
+    local pid=$!
+    while kill -0 "$pid" 2> /dev/null && (( SECONDS - start < limit )); do
+        sleep 0.5
+    done
+    if kill -0 "$pid" 2> /dev/null; then
+        pkill -QUIT -x java
+        sleep 3
+        pkill -KILL -x java
+        kill -KILL "$pid" 2> /dev/null
+        wait "$pid" 2> /dev/null
+        rc=124
+    else
+        wait "$pid"
+        rc=$?
+    fi
     echo "$name: exit $rc after $((SECONDS - start)) s (log $log/$name.log)"
     tail -n 4 "$log/$name.log" | sed 's/^/    /'
     return $rc
@@ -41,8 +58,8 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>
 
 emulated=()
 device=cuda
-max=1G
-procs_max=256M
+max=256M
+procs_max=64M
 if [[ "${JCCL_GPU_CHECK_EMULATED:-0}" == 1 ]]; then
     emulated=(--emulated)
     device=emulated
@@ -50,7 +67,8 @@ if [[ "${JCCL_GPU_CHECK_EMULATED:-0}" == 1 ]]; then
     procs_max=4M
 fi
 
-step check 120 "$java" "${jopts[@]}" -jar "$jar" gpu-check "${emulated[@]}"
+# GPU_CHECK_RANKS=2,4 leaves the grid's 1-rank cases out (gpu-check --ranks=)
+step check 150 "$java" "${jopts[@]}" -jar "$jar" gpu-check "${emulated[@]}" --ranks="${GPU_CHECK_RANKS:-1,2,4}"
 check_rc=$?
 grep -E '^(WRONG|grid:)' "$log/check.log" | head -30
 
@@ -75,14 +93,19 @@ print("RESULT torch_add_GBps %.1f" % (3 * (1 << 30) / add / 1e6))
 print("RESULT torch_copy_GBps %.1f" % (2 * (1 << 30) / copy / 1e6))
 PY
 
-step all_reduce_perf 120 "$java" "${jopts[@]}" -jar "$jar" all_reduce_perf -g 4 -b 8 -e "$max" -f 4 -c 1 \
+step all_reduce_perf_g2 60 "$java" "${jopts[@]}" -jar "$jar" all_reduce_perf -g 2 -b 8 -e "$procs_max" -f 4 -c 1 \
+    --device "$device"
+perf2_rc=$?
+grep -vE '^#' "$log/all_reduce_perf_g2.log" | grep -E '^ +[0-9]' | sed 's/^/    /'
+
+step all_reduce_perf 90 "$java" "${jopts[@]}" -jar "$jar" all_reduce_perf -g 4 -b 8 -e "$max" -f 4 -c 1 \
     --device "$device"
 perf_rc=$?
 grep -vE '^#' "$log/all_reduce_perf.log" | grep -E '^ +[0-9]' | sed 's/^/    /'
 
 # children take the launcher's JVM options from JCCL_BENCH_JAVA_OPTS (ChildCommand), the tmpdir among them
 JCCL_BENCH_JAVA_OPTS="-Djava.io.tmpdir=$tmp -Xmx4g -XX:MaxDirectMemorySize=8g" \
-    step procs 90 "$java" "${jopts[@]}" -jar "$jar" --nprocs 2 all_reduce_perf -b 8 -e "$procs_max" -f 4 -c 1 \
+    step procs 60 "$java" "${jopts[@]}" -jar "$jar" --nprocs 2 all_reduce_perf -b 8 -e "$procs_max" -f 4 -c 1 \
     --device "$device"
 procs_rc=$?
 grep -vE '^#' "$log/procs.log" | grep -E '^ +[0-9]' | sed 's/^/    /'
@@ -111,10 +134,13 @@ printf '%-34s %s\n' "jccl copy kernel (GB/s)" "$(value copy_kernel_GBps)"
 printf '%-34s %s\n' "jccl sum kernel 1 GiB (GB/s)" "$(value sum_kernel_GBps)"
 printf '%-34s %s\n' "torch.add 1 GiB (GB/s)" "$(value torch_add_GBps)"
 printf '%-34s %s\n' "grid vs host (cases / wrong)" "$(value grid_cases) / $(value grid_wrong_cases) (exit $check_rc)"
+printf '%-34s %s\n' "all_reduce_perf -g 2 wrong rows" "$(wrong_rows all_reduce_perf_g2) (exit $perf2_rc)"
+printf '%-34s %s\n' "-g 2 8 B time (us)" "$(small_time all_reduce_perf_g2)"
+printf '%-34s %s\n' "-g 2 $procs_max busbw (GB/s)" "$(busbw all_reduce_perf_g2)"
 printf '%-34s %s\n' "all_reduce_perf -g 4 wrong rows" "$(wrong_rows all_reduce_perf) (exit $perf_rc)"
 printf '%-34s %s\n' "-g 4 8 B time (us)" "$(small_time all_reduce_perf)"
 printf '%-34s %s\n' "-g 4 $max busbw (GB/s)" "$(busbw all_reduce_perf)"
 printf '%-34s %s\n' "--nprocs 2 (IPC) wrong rows" "$(wrong_rows procs) (exit $procs_rc)"
 printf '%-34s %s\n' "--nprocs 2 8 B time (us)" "$(small_time procs)"
 printf '%-34s %s\n' "--nprocs 2 $procs_max busbw (GB/s)" "$(busbw procs)"
-exit $(( check_rc != 0 || perf_rc != 0 || procs_rc != 0 ))
+exit $(( check_rc != 0 || perf2_rc != 0 || perf_rc != 0 || procs_rc != 0 ))

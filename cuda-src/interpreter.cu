@@ -374,7 +374,10 @@ __device__ void interpret(const Launch* L)
                 }
                 if (sends)
                 {
-                    while (sendTail - loadVolatile((const uint64_t*)(sendFifo + FIFO_HEAD)) >= SLOTS && !stop)
+                    // signed: under LL a receiver passes a slot that carries no bytes without waiting for it, so
+                    // its head can run ahead of this tail; unsigned, the difference would wrap and never clear
+                    while ((int64_t)(sendTail - loadVolatile((const uint64_t*)(sendFifo + FIFO_HEAD))) >= SLOTS &&
+                        !stop)
                     {
                         if (++spins == 1024)
                         {

@@ -29,13 +29,14 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * {@code jccl-bench gpu-check [--emulated] [--quick]}: what {@code bench/gpu-check.sh} runs on a GPU machine in one
- * call. It prints the driver and the device; times a device-to-device copy, jccl's copy kernel and its float32 sum
- * kernel on 1 GiB (CUDA events, median of repeated runs, bytes read plus written per second); and runs the
- * correctness grid, every collective x type x op with 1, 2 and 4 ranks sharing the GPU, both protocols and both
- * algorithms, comparing every output byte with the host backend's on the same inputs (the same plan reduces in the
- * same order, so they agree bit for bit; two NaNs count as equal). Lines starting with {@code RESULT} carry the
- * figures the script's table is made of. {@code --emulated} runs it on the device double with small sizes.
+ * {@code jccl-bench gpu-check [--emulated] [--quick] [--ranks=N,...]}: what {@code bench/gpu-check.sh} runs on a GPU
+ * machine in one call. It prints the driver and the device; times a device-to-device copy, jccl's copy kernel and its
+ * float32 sum kernel on 1 GiB (CUDA events, median of repeated runs, bytes read plus written per second); and runs
+ * the correctness grid, every collective x type x op with 1, 2 and 4 ranks sharing the GPU (or the counts
+ * {@code --ranks=} names), both protocols and every algorithm, comparing every output byte with the host backend's
+ * on the same inputs (the same plan reduces in the same order, so they agree bit for bit; two NaNs count as equal).
+ * Lines starting with {@code RESULT} carry the figures the script's table is made of. {@code --emulated} runs it on
+ * the device double with small sizes.
  */
 final class GpuCheckCommand
 {
@@ -45,26 +46,55 @@ final class GpuCheckCommand
     private static final BenchTool[] TOOLS = {BenchTool.ALL_REDUCE, BenchTool.ALL_GATHER, BenchTool.REDUCE_SCATTER,
         BenchTool.BROADCAST, BenchTool.REDUCE};
 
+    /** A case of a few MiB at most takes milliseconds: a hung case costs this, and its communicators are broken. */
+    private static final long GRID_TIMEOUT_MS = 10_000;
+
+    private static final String RANKS_FLAG = "--ranks=";
+
     private final CudaApi api;
+    /** The rank counts the grid runs, {@link #RANKS} unless {@code --ranks=} names others. */
+    private final int[] rankCounts;
     private final boolean quick;
     private final PrintStream out;
     private final Map<String, Communicator[]> comms = new HashMap<>();
 
-    private GpuCheckCommand(final CudaApi api, final boolean quick, final PrintStream out)
+    private GpuCheckCommand(final CudaApi api, final int[] rankCounts, final boolean quick, final PrintStream out)
     {
         this.api = api;
+        this.rankCounts = rankCounts;
         this.quick = quick;
         this.out = out;
     }
 
     static int run(final String[] args, final PrintStream out, final PrintStream err)
     {
-        final List<String> flags = Arrays.asList(args);
-        for (final String flag : flags)
+        final List<String> flags = new java.util.ArrayList<>(Arrays.asList(args));
+        int[] ranks = RANKS;
+        for (final String flag : args)
         {
-            if (!"--emulated".equals(flag) && !"--quick".equals(flag))
+            if (flag.startsWith(RANKS_FLAG))
             {
-                err.println("jccl-bench gpu-check: unknown flag " + flag + " (--emulated, --quick)");
+                try
+                {
+                    ranks = Arrays.stream(flag.substring(RANKS_FLAG.length()).split(",")).mapToInt(Integer::parseInt)
+                        .toArray();
+                }
+                catch (final NumberFormatException ex)
+                {
+                    ranks = new int[0];
+                }
+                if (ranks.length == 0 || Arrays.stream(ranks).anyMatch(r -> r < 1))
+                {
+                    err.println("jccl-bench gpu-check: " + flag + ": give rank counts of at least 1, e.g. " +
+                        RANKS_FLAG + "2,4");
+                    return 2;
+                }
+                flags.remove(flag);
+            }
+            else if (!"--emulated".equals(flag) && !"--quick".equals(flag))
+            {
+                err.println("jccl-bench gpu-check: unknown flag " + flag + " (--emulated, --quick, " + RANKS_FLAG +
+                    "N,...)");
                 return 2;
             }
         }
@@ -78,7 +108,7 @@ final class GpuCheckCommand
             err.println("jccl-bench gpu-check: " + ex.getMessage());
             return 1;
         }
-        final GpuCheckCommand check = new GpuCheckCommand(api, flags.contains("--quick") ||
+        final GpuCheckCommand check = new GpuCheckCommand(api, ranks, flags.contains("--quick") ||
             flags.contains("--emulated"), out);
         try
         {
@@ -207,7 +237,7 @@ final class GpuCheckCommand
         final long[] counts = quick ? new long[] {1021} : new long[] {1, 1021, 262147};
         long cases = 0;
         long wrong = 0;
-        for (final int ranks : RANKS)
+        for (final int ranks : rankCounts)
         {
             for (final Algorithm algorithm : Algorithm.values())
             {
@@ -260,7 +290,7 @@ final class GpuCheckCommand
     {
         return comms.computeIfAbsent(cuda + "/" + ranks + "/" + algorithm + "/" + protocol, k -> Jccl.initAll(
             new Context().cuda(cuda ? api : null).algorithm(algorithm).protocol(protocol).channels(2)
-                .timeoutMs(60_000), ranks));
+                .timeoutMs(GRID_TIMEOUT_MS), ranks));
     }
 
     /** @return null when the CUDA ranks' outputs equal the host ranks', else the first difference. */
@@ -315,13 +345,20 @@ final class GpuCheckCommand
                 api.streamSynchronize(0);
             }
             Jccl.groupStart();
-            for (int r = 0; r < ranks; r++)
+            try
             {
-                final int device = Jccl.cudaDevice(cuda[r]);
-                works[r] = tool.start(cuda[r], DeviceBuffer.of(deviceIn[r], inCount * size, device),
-                    DeviceBuffer.of(deviceOut[r], outCount * size, device), count, type, op, 0, Stream.DEFAULT);
+                for (int r = 0; r < ranks; r++)
+                {
+                    final int device = Jccl.cudaDevice(cuda[r]);
+                    works[r] = tool.start(cuda[r], DeviceBuffer.of(deviceIn[r], inCount * size, device),
+                        DeviceBuffer.of(deviceOut[r], outCount * size, device), count, type, op, 0, Stream.DEFAULT);
+                }
             }
-            Jccl.groupEnd();
+            finally
+            {
+                // a rank refusing the call (a communicator broken by an earlier case) must not leave the group open
+                Jccl.groupEnd();
+            }
             Arrays.stream(works).forEach(Work::join);
             for (int r = 0; r < ranks; r++)
             {

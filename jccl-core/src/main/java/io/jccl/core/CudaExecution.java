@@ -80,6 +80,8 @@ final class CudaExecution implements Execution
     private final int[] outputAlias;
     private long scratch;
     private long scratchBytes;
+    /** Scratch outgrown by a larger call, freed with the executor; together smaller than {@link #scratch}. */
+    private final java.util.List<Long> retiredScratch = new java.util.ArrayList<>();
     private boolean launched;
     /** Bound, waiting for a peer's IPC handle before it can launch. */
     private boolean pendingLaunch;
@@ -417,11 +419,14 @@ final class CudaExecution implements Execution
             api.setDevice(device);
             if (scratch != 0)
             {
-                api.streamSynchronize(active);
-                api.free(scratch);
+                // not freed now: cuMemFree waits until the whole device is idle, and peers' kernels launched
+                // already wait for this rank's, which is not launched yet (a hang seen on an H200)
+                retiredScratch.add(scratch);
             }
-            scratch = api.malloc(bytes);
-            scratchBytes = bytes;
+            // at least doubling, so that the retired ones together stay smaller than the one in use
+            final long grown = scratch == 0 ? bytes : Math.max(bytes, 2 * scratchBytes);
+            scratch = api.malloc(grown);
+            scratchBytes = grown;
         }
         return scratch;
     }
@@ -524,6 +529,8 @@ final class CudaExecution implements Execution
         }
         api.free(area);
         api.free(scratch);
+        retiredScratch.forEach(api::free);
+        retiredScratch.clear();
         api.freeHost(staging);
         api.freeHost(control);
         api.eventDestroy(done);

@@ -50,6 +50,10 @@ public final class EmulatedCuda implements CudaApi
     private final EmulatedStream defaultStream = new EmulatedStream();
     /** Set when a running kernel moved without finishing: its peers may move now (guarded by the lock). */
     private boolean moved;
+    /** When queued work last completed or moved ({@link #progress}). */
+    private volatile long movedAtNanos = System.nanoTime();
+    /** How long {@link #awaitIdle} lets queued work stand still before calling it a hang. */
+    private static final long STALL_NANOS = 5_000_000_000L;
 
     /** One device with 132 multiprocessors (an H200's count). */
     public EmulatedCuda()
@@ -179,6 +183,7 @@ public final class EmulatedCuda implements CudaApi
         {
             return;
         }
+        awaitIdle("cuMemFree");
         final Shared file = shared.remove(pointer);
         if (file != null)
         {
@@ -209,6 +214,28 @@ public final class EmulatedCuda implements CudaApi
     public void freeHost(final long address)
     {
         free(address);
+    }
+
+    /**
+     * As cuMemFree and cuMemFreeHost do, waits until the device has run everything queued on it. Queued work that
+     * cannot finish (a kernel waiting for a peer's kernel that the caller has not launched yet) would hang a real
+     * device there; here it is an error once nothing has moved for {@link #STALL_NANOS}.
+     */
+    private void awaitIdle(final String call)
+    {
+        while (!defaultStream.isEmpty() || streams.values().stream().anyMatch(s -> !s.isEmpty()))
+        {
+            if (progress() == 0)
+            {
+                if (System.nanoTime() - movedAtNanos > STALL_NANOS)
+                {
+                    throw new JcclSystemException("emulated CUDA: " + call + " waits until the device is idle, " +
+                        "and the kernels queued on it cannot finish: a real device hangs here (a kernel waiting " +
+                        "for a peer's kernel that is not launched yet)");
+                }
+                Thread.yield();
+            }
+        }
     }
 
     @Override
@@ -525,6 +552,10 @@ public final class EmulatedCuda implements CudaApi
                     done += s.advance();
                 }
                 total += done;
+                if (done > 0 || moved)
+                {
+                    movedAtNanos = System.nanoTime();
+                }
             }
             while (done > 0 || moved);
             return total;
