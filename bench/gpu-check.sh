@@ -8,8 +8,9 @@
 # float, runs all_reduce_perf -g 2 (up to 64M) and -g 4 (up to 256M) -b 8 -f 4 -c 1 --device cuda in one process, then
 # -g 2's in 2 processes sharing the GPU through CUDA IPC (--nprocs 2), and ends with a table. Logs go to LOG_DIR
 # ($OUT/gpu-check by default); JCuda's unpacked natives go to a folder beside none of them (/tmp), so that only logs
-# come back. Each step has its own time limit (a JVM past it prints its threads into its log, then is killed); the
-# whole stays under 7 minutes.
+# come back. Each step has its own time limit (a JVM past it prints its threads into its log, then is killed), and
+# JCCL_TIMEOUT_MS (20 s here) ends a hung collective sooner with the device state of its kernel; the whole stays under
+# 7 minutes. GPU_CHECK_RANKS=2,4 leaves out the grid's 1-rank cases.
 # JCCL_GPU_CHECK_EMULATED=1 rehearses it on a machine without a GPU (the device double, 16 MiB at most).
 set -uo pipefail
 
@@ -24,6 +25,8 @@ jopts=(--add-exports java.base/jdk.internal.misc=ALL-UNNAMED -Djava.io.tmpdir="$
     -XX:MaxDirectMemorySize=24g)
 # the driver compiles the PTX once; keep its cache with the logs' machine, large enough for the interpreter
 export CUDA_CACHE_MAXSIZE=1073741824
+# a hung collective ends within a step's limit, and its error says where each worker of the rank stood
+export JCCL_TIMEOUT_MS="${JCCL_TIMEOUT_MS:-20000}"
 
 # step NAME LIMIT CMD...: runs CMD with its output in $log/NAME.log; past LIMIT seconds every java process gets
 # SIGQUIT first (a JVM then prints its threads into its log, the children of --nprocs too), and is killed 3 s later
@@ -32,7 +35,8 @@ step()
     local name="$1" limit="$2"
     shift 2
     local start=$SECONDS rc
-    "$@" > "$log/$name.log" 2>&1 &
+    # the explicit stdin keeps a here-document: a background command would read /dev/null instead
+    "$@" > "$log/$name.log" 2>&1 0<&0 &
     local pid=$!
     while kill -0 "$pid" 2> /dev/null && (( SECONDS - start < limit )); do
         sleep 0.5
@@ -102,6 +106,13 @@ step all_reduce_perf 90 "$java" "${jopts[@]}" -jar "$jar" all_reduce_perf -g 4 -
     --device "$device"
 perf_rc=$?
 grep -vE '^#' "$log/all_reduce_perf.log" | grep -E '^ +[0-9]' | sed 's/^/    /'
+if (( perf_rc != 0 )); then
+    # four ranks' kernels wait for each other on one GPU: tell a hang behind shared hardware queues (8 by default,
+    # which the driver spreads streams over) from one in jccl by running once more with 32
+    CUDA_DEVICE_MAX_CONNECTIONS=32 step all_reduce_perf_conn32 60 "$java" "${jopts[@]}" -jar "$jar" all_reduce_perf \
+        -g 4 -b 8 -e "$procs_max" -f 4 -c 1 --device "$device"
+    grep -vE '^#' "$log/all_reduce_perf_conn32.log" | grep -E '^ +[0-9]' | sed 's/^/    /'
+fi
 
 # children take the launcher's JVM options from JCCL_BENCH_JAVA_OPTS (ChildCommand), the tmpdir among them
 JCCL_BENCH_JAVA_OPTS="-Djava.io.tmpdir=$tmp -Xmx4g -XX:MaxDirectMemorySize=8g" \

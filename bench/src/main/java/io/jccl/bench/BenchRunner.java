@@ -221,13 +221,14 @@ public final class BenchRunner
      */
     private void printPreamble()
     {
-        final double[] known = new double[2 * nRanks];
+        final double[] known = new double[3 * nRanks];
         final long pid = ProcessHandle.current().pid();
         final long ownLimit = memory.bytesPerBufferLimit(localRanks, nRanks);
         for (final Communicator comm : comms)
         {
             known[comm.rank()] = pid;
             known[nRanks + comm.rank()] = ownLimit;
+            known[2 * nRanks + comm.rank()] = io.jccl.core.Jccl.cudaDevice(comm);
         }
         final double[] all = sync.sumOverProcesses(known);
         long limit = ownLimit;
@@ -243,9 +244,16 @@ public final class BenchRunner
         out.println("#");
         out.println("# Using devices");
         final String hostname = hostname();
+        final io.jccl.kernels.cuda.CudaApi cuda = onCuda() ? options.cudaApi() : null;
         for (int rank = 0; rank < nRanks; rank++)
         {
-            out.println(TableFormatter.deviceLine(rank, Math.round(all[rank]), hostname, rank));
+            // a GPU as nccl-tests names it, read from this process's driver (other hosts' ranks are assumed to
+            // have the same devices); jccl's host buffers as "[cpu] host", numbered by rank
+            final int device = (int)Math.round(all[2 * nRanks + rank]);
+            out.println(cuda != null && device >= 0 ?
+                TableFormatter.deviceLine(rank, Math.round(all[rank]), hostname, device, cuda.pciBusId(device),
+                    cuda.deviceName(device)) :
+                TableFormatter.deviceLine(rank, Math.round(all[rank]), hostname, rank, "cpu", "host"));
         }
         if (schedule != null)
         {

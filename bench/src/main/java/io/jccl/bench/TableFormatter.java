@@ -36,19 +36,22 @@ public final class TableFormatter
     }
 
     /**
-     * {@code "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%s] %s"}; the bus id and device name of a GPU are
-     * {@code [cpu]} and {@code host} for jccl's host buffers.
+     * {@code "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%s] %s"}: a GPU's PCI bus id and name, as nccl-tests
+     * prints them, or {@code [cpu]} and {@code host} for jccl's host buffers.
      *
      * @param rank     the rank.
      * @param pid      this process.
      * @param hostname the host, cut at the first dot.
      * @param device   the device index.
+     * @param busId    the device's PCI id ({@code 0000:1b:00}) or {@code cpu}.
+     * @param name     the device's name ({@code NVIDIA H200}) or {@code host}.
      * @return the line.
      */
-    public static String deviceLine(final int rank, final long pid, final String hostname, final int device)
+    public static String deviceLine(final int rank, final long pid, final String hostname, final int device,
+        final String busId, final String name)
     {
-        return String.format(Locale.ROOT, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [cpu] host", rank, 0, pid, hostname,
-            device);
+        return String.format(Locale.ROOT, "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%s] %s", rank, 0, pid,
+            hostname, device, busId, name);
     }
 
     /**

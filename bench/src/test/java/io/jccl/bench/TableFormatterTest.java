@@ -91,9 +91,11 @@ class TableFormatterTest
     void shouldPrintDeviceLineWhenRank()
     {
         assertEquals("#  Rank  8 Group  0 Pid     16 on nccl-tests-h100-worker-1 device  0 [cpu] host",
-            TableFormatter.deviceLine(8, 16, "nccl-tests-h100-worker-1", 0));
+            TableFormatter.deviceLine(8, 16, "nccl-tests-h100-worker-1", 0, "cpu", "host"));
         assertEquals("#  Rank  0 Group  0 Pid  12345 on       node device  0 [cpu] host",
-            TableFormatter.deviceLine(0, 12345, "node", 0));
+            TableFormatter.deviceLine(0, 12345, "node", 0, "cpu", "host"));
+        assertEquals("#  Rank  3 Group  0 Pid   4242 on         vm device  1 [0000:1b:00] NVIDIA H200",
+            TableFormatter.deviceLine(3, 4242, "vm", 1, "0000:1b:00", "NVIDIA H200"));
     }
 
     @Test

@@ -54,12 +54,15 @@ final class CudaExecution implements Execution
     private final int threads;
     private final int maxChunkCount;
     private final int totalSteps;
+    /** The rank's stream (its communicator's, shared by its programs), where calls without a stream of theirs run. */
     private final long stream;
     /** The stream the latest call was launched on: {@link #stream} or the caller's. */
     private long active;
     private final long done;
     /** Pinned host words the kernel polls and writes: the abort flag at 0, the error word at 8. */
     private final long control;
+    /** Pinned host memory a timeout reads the device's state into ({@link #deviceState()}). */
+    private final long probe;
 
     // offsets in the per-call area (host staging and device copy alike)
     private final long blocksOffset;
@@ -96,7 +99,7 @@ final class CudaExecution implements Execution
     private long planHash;
 
     CudaExecution(final Program program, final Protocol protocol, final int rank, final CudaGroup group,
-        final int requestedThreads)
+        final long stream, final int requestedThreads)
     {
         if (protocol != Protocol.SIMPLE && protocol != Protocol.LL)
         {
@@ -181,12 +184,13 @@ final class CudaExecution implements Execution
         progressOffset = (flagsOffset + totalSteps + 7) & -8L;
         areaBytes = progressOffset + 8L * workers.length;
         api.setDevice(device);
-        this.stream = api.streamCreate();
+        this.stream = stream;
         this.active = stream;
         this.done = api.eventCreate();
         this.staging = api.mallocHost(areaBytes);
         this.area = api.malloc(areaBytes);
         this.control = api.mallocHost(64);
+        this.probe = api.mallocHost(40L * workers.length);
         UnsafeApi.setMemory(staging, areaBytes, (byte)0);
         UnsafeApi.setMemory(control, 64, (byte)0);
         writeStatic();
@@ -502,7 +506,59 @@ final class CudaExecution implements Execution
         launched = false;
         return new JcclTimeoutException("the CUDA kernel " + kernel + " of rank " + rank + " on device " + device +
             " did not finish within " + timeoutMs + " ms (" + program.name() + " program): it was aborted; a peer " +
-            "rank did not make the same call");
+            "rank did not make the same call. Where its workers stood: " + deviceState());
+    }
+
+    /**
+     * Reads back, once the kernel has stopped, how far each worker got and the counters of its FIFOs, so that a hang
+     * on a GPU says which step of which worker waited on which peer.
+     *
+     * @return per worker: its step and iteration, the FIFO it sends into (tail, head) and the one it receives from.
+     */
+    private String deviceState()
+    {
+        final int n = workers.length;
+        final long progress = probe;
+        final long counters = probe + 8L * n;
+        api.memcpyAsync(progress, area + progressOffset, 8L * n, active);
+        for (int w = 0; w < n; w++)
+        {
+            final long[] fifos = {sendFifo[w], recvFifo[w]};
+            for (int k = 0; k < 2; k++)
+            {
+                final long at = counters + 32L * w + 16L * k;
+                UnsafeApi.putLong(at, -1);
+                UnsafeApi.putLong(at + 8, -1);
+                if (fifos[k] != 0 && fifos[k] != UNRESOLVED)
+                {
+                    api.memcpyAsync(at, fifos[k] + FIFO_TAIL, 8, active);
+                    api.memcpyAsync(at + 8, fifos[k] + FIFO_HEAD, 8, active);
+                }
+            }
+        }
+        api.streamSynchronize(active);
+        final StringBuilder text = new StringBuilder();
+        for (int w = 0; w < n; w++)
+        {
+            final Worker worker = workers[w];
+            final long done = UnsafeApi.getLong(progress + 8L * w);
+            final int steps = Math.max(1, worker.stepCount());
+            text.append(w == 0 ? "" : "; ").append("worker ").append(w).append(" (channel ").append(worker.channel())
+                .append(") finished ").append(done % steps).append(" of ").append(steps).append(" steps of iteration ")
+                .append(done / steps);
+            appendFifo(text, " sending to rank ", worker.sendPeer(), counters + 32L * w);
+            appendFifo(text, " receiving from rank ", worker.recvPeer(), counters + 32L * w + 16);
+        }
+        return text.toString();
+    }
+
+    private static void appendFifo(final StringBuilder text, final String what, final int peer, final long counters)
+    {
+        if (peer != Worker.NO_PEER)
+        {
+            text.append(what).append(peer).append(" (slots published ").append(UnsafeApi.getLong(counters))
+                .append(", consumed ").append(UnsafeApi.getLong(counters + 8)).append(')');
+        }
     }
 
     @Override
@@ -533,8 +589,8 @@ final class CudaExecution implements Execution
         retiredScratch.clear();
         api.freeHost(staging);
         api.freeHost(control);
+        api.freeHost(probe);
         api.eventDestroy(done);
-        api.streamDestroy(stream);
     }
 
     @Override

@@ -19,16 +19,23 @@ import java.util.Map;
  */
 final class CudaGroup
 {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger("io.jccl");
     private final CudaApi api;
     private final int[] deviceOfRank;
     /**
-     * Modules by (driver, device, PTX file), for the life of the process: the driver compiles a module's PTX for the
-     * device when it is loaded (122 kernels for the interpreter), so every communicator of the process shares one.
+     * Every kernel of jccl's PTX by (driver, device, name), for the life of the process: the driver compiles a
+     * module's PTX for the device when it is loaded (122 kernels for the interpreter), so every communicator of the
+     * process shares them. They are all loaded when the first communicator on a device is made, before any of its
+     * kernels runs: loading a module, or under CUDA's lazy loading a kernel's first use, waits until the device is
+     * idle, and a rank's kernel waits for its peers' kernels, which the same thread may not have launched yet (a
+     * hang seen on an H200, where the first integer AVG loaded the elementwise module mid-call).
      */
-    private static final Map<CudaApi, Map<String, Long>> MODULES = new java.util.WeakHashMap<>();
+    private static final Map<CudaApi, Map<Integer, Map<String, Long>>> KERNELS = new java.util.WeakHashMap<>();
     private static final PtxResources PTX = new PtxResources();
+    private static final String[] PTX_FILES = {KernelNames.INTERPRETER, KernelNames.ELEMENTWISE};
 
-    private final Map<String, Long> functions = new HashMap<>();
+    /** Per device, its kernels by name ({@link #KERNELS}); null for devices without a rank of this process. */
+    private final Map<String, Long>[] kernels;
     private final Map<Long, Long> fifos = new HashMap<>();
     private final Map<Long, Long> pinnedFifos = new HashMap<>();
     /** IPC: FIFOs in this process's device memory that a rank of another process maps, and those mapped here. */
@@ -83,6 +90,31 @@ final class CudaGroup
             }
             ranksOnDevice[deviceOfRank[r]]++;
         }
+        int onThisHost = 0;
+        int firstOnHost = -1;
+        for (int q = 0; q < ranks; q++)
+        {
+            if (topology.sameHost(q, localRanks[0]))
+            {
+                firstOnHost = firstOnHost < 0 ? q : firstOnHost;
+                onThisHost++;
+            }
+        }
+        if (chosen == null && localRanks.length < onThisHost && onThisHost > devices && local[firstOnHost])
+        {
+            // said once per host, by the process of the host's first rank
+            LOG.warn("jccl WARN {} ranks of several processes share {} CUDA device(s) of this host: the driver runs " +
+                "kernels of different processes on one GPU in turns (time slices, without MPS), so each wait for a " +
+                "peer there costs a slice, about 2.5 ms on an H200; give each process a GPU of its own (NCCL " +
+                "refuses this setup)", onThisHost, devices);
+        }
+        @SuppressWarnings("unchecked")
+        final Map<String, Long>[] byDevice = new Map[devices];
+        for (int d = 0; d < devices; d++)
+        {
+            byDevice[d] = ranksOnDevice[d] > 0 ? kernels(api, d) : null;
+        }
+        this.kernels = byDevice;
         for (int d = 0; d < devices && localRanks.length > 1; d++)
         {
             api.setDevice(d);
@@ -153,28 +185,44 @@ final class CudaGroup
     }
 
     /**
-     * @param device a device, current on the calling thread.
+     * @param device a device with a rank of this process.
      * @param name   a kernel of jccl's PTX.
-     * @return the function, loading its module on first use.
+     * @return the function, loaded when this group was made.
      */
-    synchronized long function(final int device, final String name)
+    long function(final int device, final String name)
     {
-        final String key = device + "/" + name;
-        final Long known = functions.get(key);
-        if (known != null)
+        final Long function = kernels[device] == null ? null : kernels[device].get(name);
+        if (function == null)
         {
-            return known;
+            throw new IllegalStateException("kernel " + name + " is not loaded on device " + device);
         }
-        final String base = name.startsWith("jccl_interp_") ? KernelNames.INTERPRETER : KernelNames.ELEMENTWISE;
-        final long module;
-        synchronized (MODULES)
-        {
-            module = MODULES.computeIfAbsent(api, a -> new HashMap<>()).computeIfAbsent(device + "/" + base,
-                k -> api.moduleLoad(PTX.load(base)));
-        }
-        final long function = api.function(module, name);
-        functions.put(key, function);
         return function;
+    }
+
+    /** @return every kernel of jccl's PTX on a device, loading the modules and their kernels the first time. */
+    private static Map<String, Long> kernels(final CudaApi api, final int device)
+    {
+        synchronized (KERNELS)
+        {
+            final Map<Integer, Map<String, Long>> byDevice = KERNELS.computeIfAbsent(api, a -> new HashMap<>());
+            final Map<String, Long> known = byDevice.get(device);
+            if (known != null)
+            {
+                return known;
+            }
+            api.setDevice(device);
+            final Map<String, Long> loaded = new HashMap<>();
+            for (final String file : PTX_FILES)
+            {
+                final long module = api.moduleLoad(PTX.load(file));
+                for (final String name : KernelNames.forPtx(file))
+                {
+                    loaded.put(name, api.function(module, name));
+                }
+            }
+            byDevice.put(device, loaded);
+            return loaded;
+        }
     }
 
     /**

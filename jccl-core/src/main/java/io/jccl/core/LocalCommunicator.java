@@ -81,6 +81,8 @@ final class LocalCommunicator implements Communicator
     private volatile boolean closed;
     private volatile JcclException asyncError;
     private long scratchAddress;
+    /** This rank's CUDA stream ({@link #cudaStream()}), 0 until its first CUDA program. */
+    private long cudaStream;
     private long scratchLength;
 
     LocalCommunicator(final CommGroup group, final int rank)
@@ -643,6 +645,22 @@ final class LocalCommunicator implements Communicator
             (group.tuner.table() == null || group.tuner.table().lookup(request) == null);
     }
 
+    /**
+     * @return this rank's CUDA stream, made on first use: every program of the rank launches on it, so the ranks
+     *         sharing a device use as few streams as there are ranks. The driver spreads streams over a few hardware
+     *         queues (CUDA_DEVICE_MAX_CONNECTIONS, 8 by default), and two ranks' kernels behind one queue run one
+     *         after the other, while each waits for the other.
+     */
+    private long cudaStream()
+    {
+        if (cudaStream == 0)
+        {
+            group.cuda.api().setDevice(group.cuda.device(rank));
+            cudaStream = group.cuda.api().streamCreate();
+        }
+        return cudaStream;
+    }
+
     /** Decides everything about a call shape that does not depend on its buffers: once per shape. */
     private BoundShape bindShape(final Call call, final Plan tuned, final OnlineTask online)
     {
@@ -660,7 +678,7 @@ final class LocalCommunicator implements Communicator
         if (byConnection[connection] == null)
         {
             byConnection[connection] = group.cuda != null ?
-                new CudaExecution(program, plan.protocol(), rank, group.cuda, plan.threads()) :
+                new CudaExecution(program, plan.protocol(), rank, group.cuda, cudaStream(), plan.threads()) :
                 new RankExecution(program, plan.protocol(), plan.transport(), rank, group.transport);
         }
         final Execution execution = byConnection[connection];
@@ -877,6 +895,12 @@ final class LocalCommunicator implements Communicator
             }
         }
         executions.clear();
+        if (cudaStream != 0)
+        {
+            group.cuda.api().setDevice(group.cuda.device(rank));
+            group.cuda.api().streamDestroy(cudaStream);
+            cudaStream = 0;
+        }
     }
 
     @Override

@@ -167,6 +167,10 @@ class CudaEmulatedGridTest
             final JcclTimeoutException ex = assertThrows(JcclTimeoutException.class,
                 () -> comms[0].allReduce(b, b, 256, DataType.INT32, ReduceOp.SUM));
             assertTrue(ex.getMessage().contains("CUDA kernel jccl_interp_"), ex.getMessage());
+            // where the kernel stood when it was aborted: its first receive from rank 1 never came
+            assertTrue(ex.getMessage().contains("worker 0 (channel 0) finished "), ex.getMessage());
+            assertTrue(ex.getMessage().contains("receiving from rank 1 (slots published 0, consumed 0)"),
+                ex.getMessage());
         }
         finally
         {

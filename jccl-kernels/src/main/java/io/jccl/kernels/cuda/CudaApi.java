@@ -31,6 +31,12 @@ public interface CudaApi
     int multiprocessorCount(int device);
 
     /**
+     * @param device a device ordinal.
+     * @return its PCI domain, bus and device as nccl-tests prints them: {@code 0000:1b:00}.
+     */
+    String pciBusId(int device);
+
+    /**
      * Makes the device's primary context current on the calling thread (every later call on the thread uses it).
      *
      * @param device a device ordinal.
@@ -43,7 +49,12 @@ public interface CudaApi
      */
     long malloc(long bytes);
 
-    /** @param pointer from {@link #malloc(long)}; 0 is ignored. */
+    /**
+     * Waits until the device is idle first, as cuMemFree does: never call it while a kernel runs that waits for
+     * work this thread has yet to queue.
+     *
+     * @param pointer from {@link #malloc(long)}; 0 is ignored.
+     */
     void free(long pointer);
 
     /**
@@ -52,7 +63,11 @@ public interface CudaApi
      */
     long mallocHost(long bytes);
 
-    /** @param address from {@link #mallocHost(long)}; 0 is ignored. */
+    /**
+     * Waits until the device is idle first, as {@link #free} does.
+     *
+     * @param address from {@link #mallocHost(long)}; 0 is ignored.
+     */
     void freeHost(long address);
 
     /**
@@ -126,7 +141,8 @@ public interface CudaApi
     void streamWaitEvent(long stream, long event);
 
     /**
-     * Loads a module from PTX text on the current device.
+     * Loads a module from PTX text on the current device. Loading waits until the device is idle, as {@link #free}
+     * does.
      *
      * @param ptx the PTX.
      * @return the module.
@@ -134,6 +150,9 @@ public interface CudaApi
     long moduleLoad(String ptx);
 
     /**
+     * Looks a kernel up and loads it completely: under CUDA's lazy loading a kernel left partly loaded would be
+     * loaded at its first launch, which waits until the device is idle, as {@link #free} does.
+     *
      * @param module a module.
      * @param name   an {@code extern "C"} kernel name.
      * @return the function.

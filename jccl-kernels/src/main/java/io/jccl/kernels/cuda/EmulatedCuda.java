@@ -50,6 +50,8 @@ public final class EmulatedCuda implements CudaApi
     private final EmulatedStream defaultStream = new EmulatedStream();
     /** Set when a running kernel moved without finishing: its peers may move now (guarded by the lock). */
     private boolean moved;
+    /** Module loads and kernel lookups so far ({@link #loads()}). */
+    private final AtomicLong loads = new AtomicLong();
     /** When queued work last completed or moved ({@link #progress}). */
     private volatile long movedAtNanos = System.nanoTime();
     /** How long {@link #awaitIdle} lets queued work stand still before calling it a hang. */
@@ -128,6 +130,13 @@ public final class EmulatedCuda implements CudaApi
     {
         checkDevice(device);
         return multiprocessors;
+    }
+
+    @Override
+    public String pciBusId(final int device)
+    {
+        checkDevice(device);
+        return String.format(java.util.Locale.ROOT, "0000:%02x:00", device);
     }
 
     @Override
@@ -217,9 +226,18 @@ public final class EmulatedCuda implements CudaApi
     }
 
     /**
-     * As cuMemFree and cuMemFreeHost do, waits until the device has run everything queued on it. Queued work that
-     * cannot finish (a kernel waiting for a peer's kernel that the caller has not launched yet) would hang a real
-     * device there; here it is an error once nothing has moved for {@link #STALL_NANOS}.
+     * @return how many modules were loaded and kernels looked up on this double: each of them waits until the device
+     *         is idle on a real one, so code that must not wait then can count them.
+     */
+    public long loads()
+    {
+        return loads.get();
+    }
+
+    /**
+     * As cuMemFree, cuMemFreeHost and module loading do, waits until the device has run everything queued on it.
+     * Queued work that cannot finish (a kernel waiting for a peer's kernel that the caller has not launched yet) would
+     * hang a real device there; here it is an error once nothing has moved for {@link #STALL_NANOS}.
      */
     private void awaitIdle(final String call)
     {
@@ -357,6 +375,8 @@ public final class EmulatedCuda implements CudaApi
     @Override
     public long moduleLoad(final String ptx)
     {
+        awaitIdle("cuModuleLoadData");
+        loads.incrementAndGet();
         final List<String> names = new ArrayList<>();
         final Matcher m = ENTRY.matcher(ptx);
         while (m.find())
@@ -371,6 +391,9 @@ public final class EmulatedCuda implements CudaApi
     @Override
     public long function(final long module, final String name)
     {
+        // under lazy loading a kernel is loaded when first looked up or launched, which waits as a module load does
+        awaitIdle("cuModuleGetFunction");
+        loads.incrementAndGet();
         final List<String> names = modules.get(module);
         if (names == null || !names.contains(name))
         {

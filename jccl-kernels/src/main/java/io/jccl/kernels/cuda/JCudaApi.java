@@ -10,6 +10,7 @@ import jcuda.driver.CUdeviceptr;
 import jcuda.driver.CUevent;
 import jcuda.driver.CUevent_flags;
 import jcuda.driver.CUfunction;
+import jcuda.driver.CUfunction_attribute;
 import jcuda.driver.CUipcMemHandle;
 import jcuda.driver.CUipcMem_flags;
 import jcuda.driver.CUmodule;
@@ -126,15 +127,31 @@ public final class JCudaApi implements CudaApi
     @Override
     public int multiprocessorCount(final int device)
     {
-        final int[] count = new int[1];
-        final int result = JCudaDriver.cuDeviceGetAttribute(
-            count, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device(device));
+        return attribute(device, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+            "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT");
+    }
+
+    @Override
+    public String pciBusId(final int device)
+    {
+        final int domain = attribute(device, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID,
+            "CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID");
+        final int bus = attribute(device, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_PCI_BUS_ID,
+            "CU_DEVICE_ATTRIBUTE_PCI_BUS_ID");
+        final int slot = attribute(device, CUdevice_attribute.CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID,
+            "CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID");
+        return String.format(java.util.Locale.ROOT, "%04x:%02x:%02x", domain, bus, slot);
+    }
+
+    private int attribute(final int device, final int attribute, final String name)
+    {
+        final int[] value = new int[1];
+        final int result = JCudaDriver.cuDeviceGetAttribute(value, attribute, device(device));
         if (result != CUresult.CUDA_SUCCESS)
         {
-            throw failure("cuDeviceGetAttribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device=" + device + ")",
-                result);
+            throw failure("cuDeviceGetAttribute(" + name + ", device=" + device + ")", result);
         }
-        return count[0];
+        return value[0];
     }
 
     @Override
@@ -422,6 +439,15 @@ public final class JCudaApi implements CudaApi
         if (result != CUresult.CUDA_SUCCESS)
         {
             throw failure("cuModuleGetFunction(module=" + module + ", name=" + name + ")", result);
+        }
+        // under lazy loading (CUDA 12.2 on) the handle may be only partly loaded, and the driver would finish loading
+        // it at the first launch, waiting for the device to be idle; reading an attribute loads it now
+        final int[] registers = new int[1];
+        final int loaded = JCudaDriver.cuFuncGetAttribute(registers, CUfunction_attribute.CU_FUNC_ATTRIBUTE_NUM_REGS,
+            function);
+        if (loaded != CUresult.CUDA_SUCCESS)
+        {
+            throw failure("cuFuncGetAttribute(" + name + ", CU_FUNC_ATTRIBUTE_NUM_REGS)", loaded);
         }
         return register(functions, function);
     }
