@@ -224,11 +224,12 @@ public final class BenchRunner
         final double[] known = new double[3 * nRanks];
         final long pid = ProcessHandle.current().pid();
         final long ownLimit = memory.bytesPerBufferLimit(localRanks, nRanks);
+        final boolean cudaRanks = onCuda();
         for (final Communicator comm : comms)
         {
             known[comm.rank()] = pid;
             known[nRanks + comm.rank()] = ownLimit;
-            known[2 * nRanks + comm.rank()] = io.jccl.core.Jccl.cudaDevice(comm);
+            known[2 * nRanks + comm.rank()] = cudaRanks ? io.jccl.core.Jccl.cudaDevice(comm) : -1;
         }
         final double[] all = sync.sumOverProcesses(known);
         long limit = ownLimit;
@@ -244,7 +245,7 @@ public final class BenchRunner
         out.println("#");
         out.println("# Using devices");
         final String hostname = hostname();
-        final io.jccl.kernels.cuda.CudaApi cuda = onCuda() ? options.cudaApi() : null;
+        final io.jccl.kernels.cuda.CudaApi cuda = cudaRanks ? options.cudaApi() : null;
         for (int rank = 0; rank < nRanks; rank++)
         {
             // a GPU as nccl-tests names it, read from this process's driver (other hosts' ranks are assumed to
