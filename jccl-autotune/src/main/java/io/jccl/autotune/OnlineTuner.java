@@ -38,7 +38,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code confirmRounds} rounds hold its best (unless that is the baseline), a challenger (the best-scored plan of
  * another algorithm or protocol) and the baseline in turn, for {@code warmupCalls + holdCalls} calls each, in an
  * order rotated every round; each plan's confirmed score is the median of its holds' scores, and the fastest other
- * than the baseline is frozen only if the baseline's exceeds it by {@code confirmMargin}, else the baseline is
+ * than the baseline is frozen only if the baseline's exceeds it by {@code confirmMargin} and it beat the baseline in
+ * every round, else the baseline is
  * ({@link TaskState#confirmation()}). These calls come on top of the budget, at most
  * {@code 3 x confirmRounds x (warmupCalls + holdCalls)}, so a task always converges.
  *

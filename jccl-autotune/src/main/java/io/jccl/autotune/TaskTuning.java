@@ -30,8 +30,9 @@ import java.util.Set;
  * search's best unless it is the baseline, its challenger ({@link Search#challenger}: the best-scored plan of
  * another algorithm or protocol) when there is one, and the baseline. Each hold is scored as a candidate is, and
  * each plan by the median of its holds. The fastest contender other than the baseline is frozen only if the
- * baseline's median exceeds its own by {@code confirmMargin}, else the baseline is: the search's scores were taken
- * minutes apart, and on a busy machine (JIT, neighbours) they are not comparable. With nothing but the baseline to
+ * baseline's median exceeds its own by {@code confirmMargin} and it beat the baseline in every round, else the
+ * baseline is: the search's scores were taken minutes apart, and on a busy machine (JIT, neighbours) they are not
+ * comparable. With nothing but the baseline to
  * hold there is no confirmation. These rounds are published like any other, from recorded results alone, and their
  * calls are spent on top of the budget, at most {@code 3 x confirmRounds x (warmupCalls + holdCalls)}.
  */
@@ -556,7 +557,7 @@ final class TaskTuning
         final double baselineMedianNs = median(contenderNs[baseline]);
         confirmedSpeedup = baselineMedianNs / chosenMedianNs;
         baselineNs = baselineMedianNs;
-        if (baselineMedianNs > config.confirmMargin() * chosenMedianNs)
+        if (baselineMedianNs > config.confirmMargin() * chosenMedianNs && winsEveryRound(chosen, baseline))
         {
             confirmation = TaskState.Confirmation.KEPT;
             bestPlan = contenders[chosen];
@@ -569,6 +570,25 @@ final class TaskTuning
             bestNs = baselineMedianNs;
         }
         freeze(bestPlan, bestNs);
+    }
+
+    /**
+     * @return true when the contender scored below the baseline in every interleaved round: the rounds share the
+     *         conditions of their moment (a noisy neighbour, a cold JIT, the other process's scheduling), so a plan that
+     *         is really faster beats the baseline in each, while one that only drew quieter moments does not. With the
+     *         medians alone, 8-byte calls between two processes, whose samples scatter over more than the plans differ,
+     *         kept plans 1.2-6x slower than the baseline in most runs.
+     */
+    private boolean winsEveryRound(final int contender, final int baseline)
+    {
+        for (int round = 0; round < contenderNs[contender].length; round++)
+        {
+            if (!(contenderNs[contender][round] < contenderNs[baseline][round]))
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
