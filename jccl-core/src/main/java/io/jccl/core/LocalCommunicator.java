@@ -81,15 +81,27 @@ final class LocalCommunicator implements Communicator
     private volatile boolean closed;
     private volatile JcclException asyncError;
     private long scratchAddress;
+    private long scratchLength;
+    /**
+     * Calls submitted, counted by the submitting threads without a lock (calls of one rank come from one thread at a
+     * time, as NCCL asks; threads that race only make the bound of {@link Context#maxQueuedCalls()} looser).
+     */
+    private long submits;
+    /** {@link Context#maxQueuedCalls()}. */
+    private final long maxQueued;
+    /** How a submitter waits past {@link #maxQueued} (one thread submits at a time, as for {@link #submits}). */
+    private final IdleWait submitWait = new IdleWait(IdleWait.CALLERS);
+    /** Calls finished: written by the thread holding the claim, read by submitters. */
+    private final java.util.concurrent.atomic.AtomicLong completions = new java.util.concurrent.atomic.AtomicLong();
     /** This rank's CUDA stream ({@link #cudaStream()}), 0 until its first CUDA program. */
     private long cudaStream;
-    private long scratchLength;
 
     LocalCommunicator(final CommGroup group, final int rank)
     {
         this.group = group;
         this.rank = rank;
         this.counters = group.transport.counters().newPart();
+        this.maxQueued = group.context.maxQueuedCalls();
     }
 
     @Override
@@ -186,6 +198,22 @@ final class LocalCommunicator implements Communicator
         checkUsable();
         call.submitted();
         queue.add(call);
+        if (++submits - completions.get() > maxQueued)
+        {
+            ProgressEngine.INSTANCE.drain(this, submitWait);
+        }
+    }
+
+    /** @return the calls submitted and not finished yet (a test's view of {@link Context#maxQueuedCalls()}). */
+    long queuedCalls()
+    {
+        return submits - completions.get();
+    }
+
+    /** @return true once {@link Context#maxQueuedCalls()} calls or fewer are queued, or the rank is closed. */
+    boolean drained()
+    {
+        return submits - completions.get() <= maxQueued || closed;
     }
 
     boolean hasQueued()
@@ -307,6 +335,7 @@ final class LocalCommunicator implements Communicator
     private void finish(final Call call, final JcclException error)
     {
         queue.remove();
+        completions.lazySet(completions.get() + 1);
         if (error != null && call.execution != null)
         {
             call.execution.abandon();

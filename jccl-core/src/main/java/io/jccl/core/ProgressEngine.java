@@ -113,6 +113,42 @@ final class ProgressEngine
         }
     }
 
+    /**
+     * Drives progress until a rank has no more calls queued than its bound ({@link LocalCommunicator#submit}): called
+     * on every call submitted past the bound, it mostly returns after one pass, once one call is done. A loop of its
+     * own, not {@link #drive}'s, so the join path stays compiled for calls alone.
+     *
+     * @param communicator the rank.
+     * @param idle         the rank's submitters' waiting state, reset here.
+     */
+    void drain(final LocalCommunicator communicator, final IdleWait idle)
+    {
+        if (progress() > 0 && communicator.drained())
+        {
+            return;
+        }
+        waiters.incrementAndGet();
+        try
+        {
+            idle.reset();
+            while (!communicator.drained())
+            {
+                if (progress() > 0)
+                {
+                    idle.reset();
+                }
+                else
+                {
+                    idle.idle();
+                }
+            }
+        }
+        finally
+        {
+            waiters.decrementAndGet();
+        }
+    }
+
     private void startAgent()
     {
         if (agent == null)
