@@ -133,19 +133,25 @@ final class ProgressEngine
             idle.reset();
             while (!communicator.drained())
             {
-                if (progress() > 0)
-                {
-                    idle.reset();
-                }
-                else
-                {
-                    idle.idle();
-                }
+                pass(idle);
             }
         }
         finally
         {
             waiters.decrementAndGet();
+        }
+    }
+
+    /** One pass over every local rank, then the idle strategy: reset after work, else one more wait. */
+    private void pass(final IdleWait idle)
+    {
+        if (progress() > 0)
+        {
+            idle.reset();
+        }
+        else
+        {
+            idle.idle();
         }
     }
 
@@ -176,14 +182,7 @@ final class ProgressEngine
             // (one rank per process), a second spinning thread would only take a core from a peer process
             if (waiters.get() < Math.min(HELP_LIMIT, snapshot.length) && anyQueued())
             {
-                if (progress() > 0)
-                {
-                    idle.reset();
-                }
-                else
-                {
-                    idle.idle();
-                }
+                pass(idle);
             }
             else
             {
