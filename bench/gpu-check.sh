@@ -5,8 +5,9 @@
 #   (device tool) run: bash bench/gpu-check.sh "$OUT"   carry: bench/target/gpu-runtime bench/target/jccl-bench.jar
 # It prints the driver and the device, checks every collective x type x op on 1, 2 and 4 ranks sharing the GPU
 # against the host backend bit for bit, times a device copy, jccl's sum kernel and PyTorch's torch.add on 1 GiB
-# float, runs all_reduce_perf -g 2 (up to 64M) and -g 4 (up to 256M) -b 8 -f 4 -c 1 --device cuda in one process, then
-# -g 2's in 2 processes sharing the GPU through CUDA IPC (--nprocs 2), and ends with a table. Logs go to LOG_DIR
+# float, times an 8-byte call in parts (a launch round trip, jccl on 1 and 2 ranks), runs all_reduce_perf -b 8 -f 4
+# -c 1 --device cuda with -g 2 (up to 64M) and -g 4 (up to 256M) in one process, then -g 2's in 2 processes sharing
+# the GPU through CUDA IPC (--nprocs 2), and ends with a table. Logs go to LOG_DIR
 # ($OUT/gpu-check by default); JCuda's unpacked natives go to a folder beside none of them (/tmp), so that only logs
 # come back. Each step has its own time limit (a JVM past it prints its threads into its log, then is killed), and
 # JCCL_TIMEOUT_MS (20 s here) ends a hung collective sooner with the device state of its kernel; the whole stays under
@@ -144,6 +145,8 @@ printf '%-34s %s\n' "torch copy_ (GB/s, rd+wr)" "$(value torch_copy_GBps)"
 printf '%-34s %s\n' "jccl copy kernel (GB/s)" "$(value copy_kernel_GBps)"
 printf '%-34s %s\n' "jccl sum kernel 1 GiB (GB/s)" "$(value sum_kernel_GBps)"
 printf '%-34s %s\n' "torch.add 1 GiB (GB/s)" "$(value torch_add_GBps)"
+printf '%-34s %s\n' "launch+copy+event round trip (us)" "$(value launch_roundtrip_us)"
+printf '%-34s %s\n' "allreduce 8 B, 1 / 2 ranks (us)" "$(value allreduce_8B_1rank_us) / $(value allreduce_8B_2rank_us)"
 printf '%-34s %s\n' "grid vs host (cases / wrong)" "$(value grid_cases) / $(value grid_wrong_cases) (exit $check_rc)"
 printf '%-34s %s\n' "all_reduce_perf -g 2 wrong rows" "$(wrong_rows all_reduce_perf_g2) (exit $perf2_rc)"
 printf '%-34s %s\n' "-g 2 8 B time (us)" "$(small_time all_reduce_perf_g2)"

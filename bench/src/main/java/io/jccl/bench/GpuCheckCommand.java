@@ -50,6 +50,8 @@ final class GpuCheckCommand
     private static final long GRID_TIMEOUT_MS = 10_000;
 
     private static final String RANKS_FLAG = "--ranks=";
+    /** Calls timed per latency figure, after as many untimed. */
+    private static final int LATENCY_CALLS = 2000;
 
     private final CudaApi api;
     /** The rank counts the grid runs, {@link #RANKS} unless {@code --ranks=} names others. */
@@ -114,6 +116,7 @@ final class GpuCheckCommand
         {
             check.describe();
             check.bandwidth();
+            check.latency();
             final long wrong = check.grid();
             out.println("RESULT grid_wrong_cases " + wrong);
             return wrong == 0 ? 0 : 1;
@@ -182,6 +185,97 @@ final class GpuCheckCommand
             api.free(b);
             api.free(c);
         }
+    }
+
+    /**
+     * What an 8-byte call costs on the device, in parts: a small pinned copy to the device, a kernel launch and an
+     * event, waited for by polling as jccl does (the floor of any call), then jccl's AllReduce of 8 bytes on one rank
+     * (its launch record copy, interpreter kernel and completion event) and on two ranks sharing the device, each
+     * the median of {@value #LATENCY_CALLS} calls, in microseconds.
+     */
+    private void latency()
+    {
+        api.setDevice(0);
+        final long stream = api.streamCreate();
+        final long done = api.eventCreate();
+        final long pinned = api.mallocHost(4096);
+        final long device = api.malloc(4096);
+        try
+        {
+            final long copy = function(KernelNames.copy());
+            final double floorUs = medianUs(() ->
+            {
+                api.memcpyAsync(device, pinned, 4096, stream);
+                api.launch(copy, 1, 32, 0, stream, device, device + 2048, 8L);
+                api.eventRecord(done, stream);
+                while (!api.eventQuery(done))
+                {
+                    Thread.onSpinWait();
+                }
+            });
+            out.printf("RESULT launch_roundtrip_us %.2f%n", floorUs);
+            for (final int ranks : new int[] {1, 2})
+            {
+                final Communicator[] c = communicators(true, ranks, Algorithm.RING, Protocol.SIMPLE);
+                final long[] memory = new long[ranks];
+                for (int r = 0; r < ranks; r++)
+                {
+                    memory[r] = api.malloc(64);
+                }
+                try
+                {
+                    final Work[] works = new Work[ranks];
+                    final double us = medianUs(() ->
+                    {
+                        Jccl.groupStart();
+                        for (int r = 0; r < ranks; r++)
+                        {
+                            final DeviceBuffer buffer = DeviceBuffer.of(memory[r], 8, 0);
+                            works[r] = c[r].allReduce(buffer, buffer, 2, DataType.FLOAT32, ReduceOp.SUM,
+                                Stream.DEFAULT);
+                        }
+                        Jccl.groupEnd();
+                        Arrays.stream(works).forEach(Work::join);
+                    });
+                    out.printf("RESULT allreduce_8B_%drank_us %.2f%n", ranks, us);
+                }
+                catch (final RuntimeException ex)
+                {
+                    // the grid after this names the cases that fail; a hang here must not keep it from running
+                    out.println("latency: " + ranks + " ranks failed: " + ex);
+                }
+                finally
+                {
+                    Arrays.stream(memory).forEach(api::free);
+                }
+            }
+            out.flush();
+        }
+        finally
+        {
+            api.streamSynchronize(stream);
+            api.eventDestroy(done);
+            api.streamDestroy(stream);
+            api.freeHost(pinned);
+            api.free(device);
+        }
+    }
+
+    /** @return the median time of {@value #LATENCY_CALLS} runs of the action after as many warm-up runs, in us. */
+    private static double medianUs(final Runnable action)
+    {
+        final long[] ns = new long[LATENCY_CALLS];
+        for (int i = 0; i < 2 * LATENCY_CALLS; i++)
+        {
+            final long start = System.nanoTime();
+            action.run();
+            if (i >= LATENCY_CALLS)
+            {
+                ns[i - LATENCY_CALLS] = System.nanoTime() - start;
+            }
+        }
+        Arrays.sort(ns);
+        return ns[LATENCY_CALLS / 2] / 1e3;
     }
 
     private long function(final String name)

@@ -196,6 +196,9 @@ class JcclBenchOnCoreTest
         // ReduceScatter)
         assertTrue(stdout.contains("RESULT grid_cases 3312\n"), stdout);
         assertTrue(stdout.contains("RESULT sum_kernel_GBps "), stdout);
+        assertTrue(stdout.contains("RESULT launch_roundtrip_us "), stdout);
+        assertTrue(stdout.contains("RESULT allreduce_8B_1rank_us "), stdout);
+        assertTrue(stdout.contains("RESULT allreduce_8B_2rank_us "), stdout);
     }
 
     private int runTool(final String... args)
