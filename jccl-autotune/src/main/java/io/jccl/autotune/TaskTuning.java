@@ -574,10 +574,10 @@ final class TaskTuning
 
     /**
      * @return true when the contender scored below the baseline in every interleaved round: the rounds share the
-     *         conditions of their moment (a noisy neighbour, a cold JIT, the other process's scheduling), so a plan that
-     *         is really faster beats the baseline in each, while one that only drew quieter moments does not. With the
-     *         medians alone, 8-byte calls between two processes, whose samples scatter over more than the plans differ,
-     *         kept plans 1.2-6x slower than the baseline in most runs.
+     *         conditions of their moment (a noisy neighbour, a cold JIT, the other process's scheduling), so a plan
+     *         that is really faster beats the baseline in each, while one that only drew quieter moments does not.
+     *         With the medians alone, 8-byte calls between two processes, whose samples scatter over more than the
+     *         plans differ, kept plans 1.2-6x slower than the baseline in most runs.
      */
     private boolean winsEveryRound(final int contender, final int baseline)
     {

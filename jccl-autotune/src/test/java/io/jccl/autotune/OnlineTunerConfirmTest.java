@@ -343,7 +343,8 @@ class OnlineTunerConfirmTest
             keptTwofold += twofold.confirmation() == TaskState.Confirmation.KEPT ? 1 : 0;
         }
         assertTrue(keptSlower <= 1, "a 20% slower plan kept in " + keptSlower + " of " + runs + " runs");
-        assertTrue(keptTwofold >= runs - 4, "a twofold faster plan kept in only " + keptTwofold + " of " + runs + " runs");
+        assertTrue(keptTwofold >= runs - 4, "a twofold faster plan kept in only " + keptTwofold + " of " + runs +
+            " runs");
     }
 
     @Test

@@ -35,9 +35,9 @@ public final class Context
     /** Calls a rank holds queued at most before the thread submitting one runs calls ({@link #maxQueuedCalls()}). */
     public static final String MAX_QUEUED_CALLS_PROP_NAME = "JCCL_MAX_QUEUED_CALLS";
     /**
-     * Default {@link #maxQueuedCalls()}: 2^22 calls, about 550 MB of them, a guard against running out of memory
-     * more than a pace: past it a submitter's calls ran slower than unbounded ones in a run of {@code -n 4000000}
-     * (0.45-0.51 us against 0.29-0.35 at 8 bytes between two processes, with a bound of 2^20).
+     * Default {@link #maxQueuedCalls()}: 2^22 calls, about 550 MB of them. It guards against running out of memory
+     * and is not meant to set the pace: past the bound a submitter's calls ran slower than unbounded ones in a run of
+     * {@code -n 4000000} (0.45-0.51 us against 0.29-0.35 at 8 bytes between two processes, with a bound of 2^20).
      */
     public static final long MAX_QUEUED_CALLS_DEFAULT = 1 << 22;
     /** Algorithms allowed, NCCL's syntax ({@code ring}, {@code tree}, {@code ^tree}, {@code allreduce:tree}). */

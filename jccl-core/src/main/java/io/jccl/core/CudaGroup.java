@@ -112,7 +112,7 @@ final class CudaGroup
         final Map<String, Long>[] byDevice = new Map[devices];
         for (int d = 0; d < devices; d++)
         {
-            byDevice[d] = ranksOnDevice[d] > 0 ? kernels(api, d) : null;
+            byDevice[d] = ranksOnDevice[d] > 0 ? loadKernels(api, d) : null;
         }
         this.kernels = byDevice;
         for (int d = 0; d < devices && localRanks.length > 1; d++)
@@ -200,7 +200,7 @@ final class CudaGroup
     }
 
     /** @return every kernel of jccl's PTX on a device, loading the modules and their kernels the first time. */
-    private static Map<String, Long> kernels(final CudaApi api, final int device)
+    private static Map<String, Long> loadKernels(final CudaApi api, final int device)
     {
         synchronized (KERNELS)
         {

@@ -56,7 +56,8 @@ class QueueBoundTest
                     {
                         // each call sums its own two floats, so no call's buffer is another's
                         final HostBuffer slot = buffers[rank].slice(8L * i, 8);
-                        slot.byteBuffer().order(java.nio.ByteOrder.LITTLE_ENDIAN).putFloat((int)slot.offset(), rank + 1).putFloat((int)slot.offset() + 4, i % 7);
+                        slot.byteBuffer().order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                            .putFloat((int)slot.offset(), rank + 1).putFloat((int)slot.offset() + 4, i % 7);
                         last = comm.allReduce(slot, slot, 2, DataType.FLOAT32, ReduceOp.SUM, Stream.DEFAULT);
                         mostQueued[rank] = Math.max(mostQueued[rank], comm.queuedCalls());
                     }
