@@ -36,6 +36,13 @@ final class CudaGroup
 
     /** Per device, its kernels by name ({@link #KERNELS}); null for devices without a rank of this process. */
     private final Map<String, Long>[] kernels;
+    /**
+     * Per device, a stream of this group's own (non-blocking) that zeroes the FIFOs it makes, 0 for devices without a
+     * rank of this process. Not the legacy default stream: a rank that zeroed a new FIFO there, while another rank's
+     * kernel waited for this rank's, hung an H200 ({@code all_reduce_perf -g 4}; with 2 ranks every FIFO is made
+     * before the first launch, and it ran).
+     */
+    private final long[] setupStreams;
     private final Map<Long, Long> fifos = new HashMap<>();
     private final Map<Long, Long> pinnedFifos = new HashMap<>();
     /** IPC: FIFOs in this process's device memory that a rank of another process maps, and those mapped here. */
@@ -110,9 +117,15 @@ final class CudaGroup
         }
         @SuppressWarnings("unchecked")
         final Map<String, Long>[] byDevice = new Map[devices];
+        setupStreams = new long[devices];
         for (int d = 0; d < devices; d++)
         {
             byDevice[d] = ranksOnDevice[d] > 0 ? loadKernels(api, d) : null;
+            if (ranksOnDevice[d] > 0)
+            {
+                api.setDevice(d);
+                setupStreams[d] = api.streamCreate();
+            }
         }
         this.kernels = byDevice;
         for (int d = 0; d < devices && localRanks.length > 1; d++)
@@ -266,8 +279,8 @@ final class CudaGroup
         api.setDevice(device);
         final long bytes = DeviceLayout.fifoBytes(protocol);
         final long fifo = api.malloc(bytes);
-        api.memsetAsync(fifo, 0, bytes, 0);
-        api.streamSynchronize(0);
+        api.memsetAsync(fifo, 0, bytes, setupStreams[device]);
+        api.streamSynchronize(setupStreams[device]);
         made.put(key, fifo);
         return fifo;
     }
@@ -375,7 +388,7 @@ final class CudaGroup
         return (((long)from * 65536 + to) * 1024 + channel) * 4 + protocol;
     }
 
-    /** Frees the FIFOs; the kernels that used them have finished. */
+    /** Frees the FIFOs and the setup streams; the kernels that used them have finished. */
     synchronized void close()
     {
         fifos.values().forEach(api::free);
@@ -387,5 +400,14 @@ final class CudaGroup
         pinnedFifos.values().forEach(api::freeHost);
         pinnedFifos.clear();
         proxies.clear();
+        for (int d = 0; d < setupStreams.length; d++)
+        {
+            if (setupStreams[d] != 0)
+            {
+                api.setDevice(d);
+                api.streamDestroy(setupStreams[d]);
+                setupStreams[d] = 0;
+            }
+        }
     }
 }

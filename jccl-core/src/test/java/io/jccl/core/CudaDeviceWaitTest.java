@@ -18,9 +18,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * Ranks of one process that share a CUDA device wait for each other inside their kernels, so a rank must never make
- * the driver wait for the device to be idle between its peers' launches and its own: freeing memory and loading
- * kernels do. Both hung an H200 in {@code bench/gpu-check.sh} (the first integer AVG loaded the elementwise module
- * mid-call; a rank whose scratch grew freed the old one while its peers' kernels waited for its own). The device
+ * the driver wait for the device to be idle between its peers' launches and its own: freeing memory, loading kernels
+ * and work on the legacy default stream do. They hung an H200 in {@code bench/gpu-check.sh} (the first integer AVG
+ * loaded the elementwise module mid-call; a new FIFO was zeroed on the legacy stream; a rank whose scratch grew freed
+ * the old one while its peers' kernels waited for its own). The device
  * double now waits as the driver does and calls a wait that cannot end an error, so these run one thread driving
  * every rank, as {@code all_reduce_perf -g 4 -t 1} does, on a fresh double each (nothing loaded yet).
  */
@@ -85,6 +86,36 @@ class CudaDeviceWaitTest
                         assertEquals(6f + 4 * (i % 64), UnsafeApi.getFloat(r.recv[rank] + 4L * i),
                             "count " + count + " rank " + rank + " [" + i + "]");
                     }
+                }
+            }
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldMakeAFifoWithoutTheLegacyStreamWhileAPeersKernelRuns()
+    {
+        // all_reduce_perf -g 4's first call on an H200 (ring, one thread, four ranks sharing the GPU): rank 1's first
+        // call makes its FIFO to rank 2 after rank 0's kernel is running, and zeroed it on the legacy default stream
+        final int ranks = 4;
+        final int count = 262_144;
+        try (Ranks r = new Ranks(new Context().algorithm(Algorithm.RING).timeoutMs(TIMEOUT_MS), ranks, count * 4L))
+        {
+            for (int rank = 0; rank < ranks; rank++)
+            {
+                for (int i = 0; i < count; i++)
+                {
+                    UnsafeApi.putFloat(r.send[rank] + 4L * i, rank * (i % 16));
+                }
+            }
+            r.allReduce(count, DataType.FLOAT32, ReduceOp.SUM);
+            for (int rank = 0; rank < ranks; rank++)
+            {
+                for (int i = 0; i < count; i += 127)
+                {
+                    // (0 + 1 + 2 + 3) * (i % 16)
+                    assertEquals(6f * (i % 16), UnsafeApi.getFloat(r.recv[rank] + 4L * i), "rank " + rank + " [" + i +
+                        "]");
                 }
             }
         }

@@ -226,6 +226,19 @@ public final class EmulatedCuda implements CudaApi
     }
 
     /**
+     * Work on the legacy default stream (0) waits here until the device has run everything queued on it. CUDA
+     * documents that only for blocking streams, but an H200 hung where one rank zeroed a new FIFO on stream 0 while
+     * another rank's kernel (on a non-blocking stream) waited for this rank's: treated as a wait for the device.
+     */
+    private void legacyStreamWaits(final long stream, final String call)
+    {
+        if (stream == 0)
+        {
+            awaitIdle(call + " on the legacy default stream");
+        }
+    }
+
+    /**
      * @return how many modules were loaded and kernels looked up on this double: each of them waits until the device
      *         is idle on a real one, so code that must not wait then can count them.
      */
@@ -259,6 +272,7 @@ public final class EmulatedCuda implements CudaApi
     @Override
     public void memcpyAsync(final long dst, final long src, final long bytes, final long stream)
     {
+        legacyStreamWaits(stream, "cuMemcpyAsync");
         stream(stream).add(() ->
         {
             UnsafeApi.copyMemory(src, dst, bytes);
@@ -269,6 +283,7 @@ public final class EmulatedCuda implements CudaApi
     @Override
     public void memsetAsync(final long dst, final int value, final long bytes, final long stream)
     {
+        legacyStreamWaits(stream, "cuMemsetD8Async");
         stream(stream).add(() ->
         {
             UnsafeApi.setMemory(dst, bytes, (byte)value);
