@@ -120,9 +120,9 @@ final class CudaGroup
         setupStreams = new long[devices];
         for (int d = 0; d < devices; d++)
         {
-            byDevice[d] = ranksOnDevice[d] > 0 ? loadKernels(api, d) : null;
             if (ranksOnDevice[d] > 0)
             {
+                byDevice[d] = loadKernels(api, d);
                 api.setDevice(d);
                 setupStreams[d] = api.streamCreate();
             }

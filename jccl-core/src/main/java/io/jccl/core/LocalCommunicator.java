@@ -198,13 +198,14 @@ final class LocalCommunicator implements Communicator
         checkUsable();
         call.submitted();
         queue.add(call);
-        if (++submits - completions.get() > maxQueued)
+        submits++;
+        if (queuedCalls() > maxQueued)
         {
             ProgressEngine.INSTANCE.drain(this, submitWait);
         }
     }
 
-    /** @return the calls submitted and not finished yet (a test's view of {@link Context#maxQueuedCalls()}). */
+    /** @return the calls submitted and not finished yet, what {@link Context#maxQueuedCalls()} bounds. */
     long queuedCalls()
     {
         return submits - completions.get();
@@ -213,7 +214,7 @@ final class LocalCommunicator implements Communicator
     /** @return true once {@link Context#maxQueuedCalls()} calls or fewer are queued, or the rank is closed. */
     boolean drained()
     {
-        return submits - completions.get() <= maxQueued || closed;
+        return queuedCalls() <= maxQueued || closed;
     }
 
     boolean hasQueued()
