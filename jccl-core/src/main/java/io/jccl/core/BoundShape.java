@@ -30,6 +30,8 @@ final class BoundShape
     final boolean premul;
     final long inputElements;
     final long outputElements;
+    /** Scratch bytes a call of the shape needs ({@link Program#scratchElements} divides: once per shape). */
+    final long scratchBytes;
     /** The online tuner's part in the shape ({@link LocalCommunicator.OnlineTask#NONE} when it does not decide it). */
     final LocalCommunicator.OnlineTask online;
     /** The online tuner's plan that {@link #plan} is the runnable form of, or null when the tuner did not choose it. */
@@ -53,6 +55,7 @@ final class BoundShape
         this.premul = premul;
         this.inputElements = inputElements;
         this.outputElements = outputElements;
+        this.scratchBytes = program.scratchElements(inputElements) * call.type.byteSize();
         this.online = online;
         this.tunedFrom = tunedFrom;
     }

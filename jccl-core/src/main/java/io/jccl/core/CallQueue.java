@@ -12,6 +12,7 @@ import java.lang.invoke.VarHandle;
  */
 final class CallQueue
 {
+    private static final VarHandle HEAD;
     private static final VarHandle TAIL;
     private static final VarHandle NEXT;
 
@@ -19,6 +20,7 @@ final class CallQueue
     {
         try
         {
+            HEAD = MethodHandles.lookup().findVarHandle(CallQueue.class, "head", Call.class);
             TAIL = MethodHandles.lookup().findVarHandle(CallQueue.class, "tail", Call.class);
             NEXT = MethodHandles.lookup().findVarHandle(Call.class, "next", Call.class);
         }
@@ -57,7 +59,8 @@ final class CallQueue
     void remove()
     {
         final Call sentinel = head;
-        head = (Call)NEXT.getAcquire(sentinel);
+        // one thread removes (the rank's claimer): a release store publishes the new head without a full fence
+        HEAD.setRelease(this, (Call)NEXT.getAcquire(sentinel));
         // no producer links to the old sentinel any more (the tail is at least the new head): unlinked, a call that
         // something still holds (an executor's latest call, a caller's Work) keeps none of the later calls alive
         NEXT.setRelease(sentinel, null);

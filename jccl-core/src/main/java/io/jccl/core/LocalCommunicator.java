@@ -453,9 +453,8 @@ final class LocalCommunicator implements Communicator
             bound = bindShape(call, tuned, online);
             boundShapes.put(shapeKey(call), bound);
         }
-        final long scratchElements = bound.execution.ownScratch() ? 0 :
-            bound.program.scratchElements(bound.inputElements);
-        final long scratch = scratchElements == 0 ? 0 : scratch(scratchElements * call.type.byteSize());
+        final long scratchBytes = bound.execution.ownScratch() ? 0 : bound.scratchBytes;
+        final long scratch = scratchBytes == 0 ? 0 : scratch(scratchBytes);
         bindExecution(call, bound, bound.execution instanceof RankExecution host ? host.idleInstance() :
             bound.execution, scratch);
         return true;
@@ -552,7 +551,7 @@ final class LocalCommunicator implements Communicator
             return false;
         }
         final int size = call.type.byteSize();
-        final long scratchBytes = known.program.scratchElements(known.inputElements) * size;
+        final long scratchBytes = known.scratchBytes;
         if (scratchBytes > scratchLength)
         {
             // growing it would free the scratch an earlier call uses

@@ -38,6 +38,7 @@ final class RankExecution implements Execution
      * latency on the call's critical path).
      */
     static final int DIRECT_MIN_BYTES = 4 * 1024;
+    private static final int SMALL_COPY_BYTES = 64;
 
     private final Program program;
     private final io.jccl.Protocol protocol;
@@ -75,6 +76,8 @@ final class RankExecution implements Execution
     /** The shared buffers (ids, 0 for other memory) that held the input and output when {@link #directStep} was. */
     private long directInputSegment = -1;
     private long directOutputSegment = -1;
+    /** Per buffer (by {@link BufferKind} ordinal), the shared buffer {@link #segmentId} found last. */
+    private final SharedBuffers.Segment[] lastSegments = new SharedBuffers.Segment[BUFFERS];
 
     /** Per input chunk, the last pipeline iteration in which it was overwritten (PreMulSum on raw input only). */
     private final long[] inputWritten;
@@ -254,8 +257,8 @@ final class RankExecution implements Execution
         {
             final long inputDelta = inputAddress == 0 || outputAddress == 0 ? 0 : inputAddress - outputAddress;
             final long layoutKey = inputElements * 31 + outputElements * 17 + size;
-            final long inputSegment = segmentId(inputAddress, inputElements * size);
-            final long outputSegment = segmentId(outputAddress, outputElements * size);
+            final long inputSegment = segmentId(BufferKind.INPUT.ordinal(), inputAddress, inputElements * size);
+            final long outputSegment = segmentId(BufferKind.OUTPUT.ordinal(), outputAddress, outputElements * size);
             if (inputDelta != directInputDelta || layoutKey != directLayoutKey ||
                 inputSegment != directInputSegment || outputSegment != directOutputSegment)
             {
@@ -280,13 +283,15 @@ final class RankExecution implements Execution
      * @return between processes, the id of the shared buffer that holds a whole call buffer (0 for other memory,
      *         whose data peers in other processes cannot read in place); 0 in one process, where they read any.
      */
-    private long segmentId(final long address, final long length)
+    private long segmentId(final int buffer, final long address, final long length)
     {
         if (sharedBuffers == null || address == 0)
         {
             return 0;
         }
-        final SharedBuffers.Segment segment = sharedBuffers.find(address, length);
+        // calls mostly reuse their buffers: the segment last found for the buffer answers without a search
+        final SharedBuffers.Segment segment = sharedBuffers.find(lastSegments[buffer], address, length);
+        lastSegments[buffer] = segment != null ? segment : lastSegments[buffer];
         return segment == null ? 0 : segment.id();
     }
 
@@ -563,6 +568,28 @@ final class RankExecution implements Execution
             (undrained == null ? "" : ": peer rank " + undrained.peer() + " has not read this rank's buffer (direct)"));
     }
 
+    /**
+     * Copies {@code bytes} between ranges that do not overlap. Up to {@value #SMALL_COPY_BYTES} bytes move in longs:
+     * the copy stub's entry costs more than the data (an 8-byte call copies its one element three times).
+     */
+    static void copyBytes(final long src, final long dst, final long bytes)
+    {
+        if (bytes > SMALL_COPY_BYTES)
+        {
+            org.agrona.UnsafeApi.copyMemory(src, dst, bytes);
+            return;
+        }
+        long i = 0;
+        for (; i + Long.BYTES <= bytes; i += Long.BYTES)
+        {
+            org.agrona.UnsafeApi.putLong(dst + i, org.agrona.UnsafeApi.getLong(src + i));
+        }
+        for (; i < bytes; i++)
+        {
+            org.agrona.UnsafeApi.putByte(dst + i, org.agrona.UnsafeApi.getByte(src + i));
+        }
+    }
+
     @Override
     public boolean ownScratch()
     {
@@ -584,6 +611,15 @@ final class RankExecution implements Execution
         final int stepCount;
         /** The last step that sends, or -1. */
         final int lastSend;
+        /** The steps' records decoded once: the hot loop reads these, not {@link Worker#field}. */
+        final Opcode[] ops;
+        final int[] depWorker;
+        final int[] depStep;
+        final int[] srcBuffers;
+        final int[] dstBuffers;
+        final int[] srcChunks;
+        final int[] dstChunks;
+        final int[] chunkCounts;
         long iteration;
         int step;
 
@@ -594,12 +630,31 @@ final class RankExecution implements Execution
             this.send = send;
             this.recv = recv;
             this.stepCount = worker.stepCount();
+            this.ops = new Opcode[stepCount];
+            this.depWorker = field(worker, StepDescriptor.DEP_WORKER);
+            this.depStep = field(worker, StepDescriptor.DEP_STEP);
+            this.srcBuffers = field(worker, StepDescriptor.SRC_BUFFER);
+            this.dstBuffers = field(worker, StepDescriptor.DST_BUFFER);
+            this.srcChunks = field(worker, StepDescriptor.SRC_CHUNK);
+            this.dstChunks = field(worker, StepDescriptor.DST_CHUNK);
+            this.chunkCounts = field(worker, StepDescriptor.CHUNK_COUNT);
             int last = -1;
             for (int s = 0; s < stepCount; s++)
             {
-                last = worker.opcode(s).sends() ? s : last;
+                ops[s] = worker.opcode(s);
+                last = ops[s].sends() ? s : last;
             }
             this.lastSend = last;
+        }
+
+        private static int[] field(final Worker worker, final int field)
+        {
+            final int[] values = new int[worker.stepCount()];
+            for (int s = 0; s < values.length; s++)
+            {
+                values[s] = worker.field(s, field);
+            }
+            return values;
         }
 
         void reset()
@@ -623,13 +678,13 @@ final class RankExecution implements Execution
             int work = 0;
             while (iteration < iterations)
             {
-                final int depWorker = worker.field(step, StepDescriptor.DEP_WORKER);
-                if (depWorker != StepDescriptor.NO_DEPENDENCY &&
-                    !workers[depWorker].completed(iteration, worker.field(step, StepDescriptor.DEP_STEP)))
+                final int dependency = depWorker[step];
+                if (dependency != StepDescriptor.NO_DEPENDENCY &&
+                    !workers[dependency].completed(iteration, depStep[step]))
                 {
                     break;
                 }
-                final Opcode op = worker.opcode(step);
+                final Opcode op = ops[step];
                 if (ahead && !mayRunAhead(op))
                 {
                     break;
@@ -663,8 +718,8 @@ final class RankExecution implements Execution
             {
                 return true;
             }
-            final int src = worker.field(step, StepDescriptor.SRC_BUFFER);
-            final int dst = worker.field(step, StepDescriptor.DST_BUFFER);
+            final int src = srcBuffers[step];
+            final int dst = dstBuffers[step];
             // a direct slot would hold this call back until the peer read it, and the peer's reading call may be
             // waiting for an earlier call of this rank: each side's calls would wait on the other's
             return !op.receives() && !(op.sends() && directStep[index][step]) &&
@@ -679,11 +734,11 @@ final class RankExecution implements Execution
             {
                 return;
             }
-            final int srcBuffer = worker.field(step, StepDescriptor.SRC_BUFFER);
-            final int dstBuffer = worker.field(step, StepDescriptor.DST_BUFFER);
-            final int srcChunk = worker.field(step, StepDescriptor.SRC_CHUNK);
-            final int dstChunk = worker.field(step, StepDescriptor.DST_CHUNK);
-            final int chunkCount = worker.field(step, StepDescriptor.CHUNK_COUNT);
+            final int srcBuffer = srcBuffers[step];
+            final int dstBuffer = dstBuffers[step];
+            final int srcChunk = srcChunks[step];
+            final int dstChunk = dstChunks[step];
+            final int chunkCount = chunkCounts[step];
             final long inSlot = op.receives() ? checkedSlot(op) : 0;
             // a step whose sent data ends up in one range of a buffer publishes that range instead of copying it
             final long directFrom = op.sends() && directStep[index][step] ? directSource(op) : 0;
@@ -775,10 +830,10 @@ final class RankExecution implements Execution
          */
         private long directSource(final Opcode op)
         {
-            final int srcBuffer = worker.field(step, StepDescriptor.SRC_BUFFER);
-            final int dstBuffer = worker.field(step, StepDescriptor.DST_BUFFER);
-            final int srcChunk = worker.field(step, StepDescriptor.SRC_CHUNK);
-            final int dstChunk = worker.field(step, StepDescriptor.DST_CHUNK);
+            final int srcBuffer = srcBuffers[step];
+            final int dstBuffer = dstBuffers[step];
+            final int srcChunk = srcChunks[step];
+            final int dstChunk = dstChunks[step];
             return switch (op)
             {
                 case SEND -> premulInput && rawInput(srcBuffer, srcChunk) || pieceOf(srcBuffer, srcChunk) == 0 ? 0 :
@@ -879,7 +934,7 @@ final class RankExecution implements Execution
             }
             else if (src != dst)
             {
-                org.agrona.UnsafeApi.copyMemory(src, dst, n * elementSize);
+                copyBytes(src, dst, n * elementSize);
             }
         }
     }

@@ -316,11 +316,11 @@ public final class InProcessFifo implements AutoCloseable
         /** @return the shared buffer that holds the range; the last two are remembered, so no lookup per slot. */
         private SharedBuffers.Segment segmentOf(final long address, final int length)
         {
-            if (!holds(recent, address, length))
+            if (recent == null || !recent.holds(address, length))
             {
                 final SharedBuffers.Segment swap = older;
                 older = recent;
-                recent = holds(swap, address, length) ? swap : ownBuffers.find(address, length);
+                recent = ownBuffers.find(swap, address, length);
                 if (recent == null)
                 {
                     throw new IllegalStateException("direct slot of " + length + " bytes at " + address +
@@ -328,13 +328,6 @@ public final class InProcessFifo implements AutoCloseable
                 }
             }
             return recent;
-        }
-
-        private static boolean holds(final SharedBuffers.Segment segment, final long address, final int length)
-        {
-            // a freed buffer's address may be a new buffer's now
-            return segment != null && address - segment.address() >= 0 &&
-                address - segment.address() + length <= segment.length() && segment.isLive();
         }
 
         private void writeHeader(final int length, final long seq, final long shape, final long plan,

@@ -191,6 +191,19 @@ public final class SharedBuffers
         return null;
     }
 
+    /**
+     * {@link #find(long, long)} for a caller that asks about the same buffer call after call.
+     *
+     * @param hint    the segment the last lookup returned, or null.
+     * @param address the first byte of a range.
+     * @param length  the range's bytes.
+     * @return the live buffer that holds the whole range, or null.
+     */
+    public Segment find(final Segment hint, final long address, final long length)
+    {
+        return hint != null && hint.holds(address, length) ? hint : find(address, length);
+    }
+
     /** @return the buffers live now. */
     public int liveCount()
     {
@@ -264,6 +277,18 @@ public final class SharedBuffers
         public boolean isLive()
         {
             return live;
+        }
+
+        /**
+         * @param address the first byte of a range.
+         * @param length  the range's bytes.
+         * @return true when the buffer is live and holds the whole range, as {@link SharedBuffers#find} decides (a
+         *         freed buffer's address may be a new buffer's now).
+         */
+        public boolean holds(final long address, final long length)
+        {
+            final long offset = address - this.address;
+            return live && offset >= 0 && offset < Math.max(1, this.length) && length <= this.length - offset;
         }
 
         /** @return the buffer's file. */

@@ -121,6 +121,38 @@ class SharedBuffersTest
     }
 
     @Test
+    void shouldAnswerAsTheSearchDoesWhateverSegmentIsGivenAsAHint(@TempDir final Path dir)
+    {
+        final SharedBuffers buffers = new SharedBuffers(dir);
+        final SharedBuffers.Segment a = buffers.allocate(1000);
+        final SharedBuffers.Segment b = buffers.allocate(5000);
+        final SharedBuffers.Segment c = buffers.allocate(0);
+        final SharedBuffers.Segment freed = buffers.allocate(64);
+        buffers.free(freed);
+        final long[][] ranges = {
+            {a.address(), 1000}, {a.address() + 999, 1}, {a.address() + 999, 2}, {a.address() + 1000, 1},
+            {a.address() + 1000, 0}, {b.address() + 10, 4990}, {b.address() + 10, 4991}, {c.address(), 0},
+            {c.address(), 1}, {a.address() - 1, 1}, {freed.address(), 1}, {8, 8}};
+        try
+        {
+            for (final SharedBuffers.Segment hint : new SharedBuffers.Segment[] {null, a, b, c, freed})
+            {
+                for (final long[] range : ranges)
+                {
+                    assertSame(buffers.find(range[0], range[1]), buffers.find(hint, range[0], range[1]),
+                        "range at " + range[0] + " of " + range[1] + " bytes with hint " + hint);
+                }
+            }
+        }
+        finally
+        {
+            buffers.free(a);
+            buffers.free(b);
+            buffers.free(c);
+        }
+    }
+
+    @Test
     void shouldRemoveOnlyTheFilesOfDeadProcessesOfThisNamespaceWhenSweeping(@TempDir final Path dir)
         throws IOException
     {
