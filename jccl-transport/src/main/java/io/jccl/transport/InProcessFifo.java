@@ -430,11 +430,15 @@ public final class InProcessFifo implements AutoCloseable
         /** Between processes: the peer buffers of the last two direct slots. */
         private PeerBuffers.Mapping recent;
         private PeerBuffers.Mapping older;
+        /** Whether read staged lines go back to memory; null where lines cannot be written back or for LL/LL128. */
+        private final StagedLineEviction eviction;
 
         Receiver(final int peer, final long staging)
         {
             this.peer = peer;
             this.staging = staging;
+            this.eviction = protocol == Protocol.SIMPLE && device.memoryKind() == io.jccl.MemoryKind.HOST &&
+                CacheLines.available() ? new StagedLineEviction() : null;
         }
 
         @Override
@@ -618,8 +622,30 @@ public final class InProcessFifo implements AutoCloseable
         public void release()
         {
             complete = false;
+            if (eviction != null)
+            {
+                evictIfFaster();
+            }
             // the slot's data has been read before the sender may overwrite it
             UnsafeApi.putLongRelease(null, base + HEAD_OFFSET, ++head);
+        }
+
+        /** A large staged slot's lines go back to memory when the slots flow faster so (see the policy). */
+        private void evictIfFaster()
+        {
+            final int length = dataLength();
+            if (length < StagedLineEviction.MIN_SLOT_BYTES || inlineData() != 0 || directAddress() != 0 ||
+                peerBuffers != null && UnsafeApi.getLong(base + FifoDescriptor.headerOffset(head) +
+                HEADER_DIRECT_SEGMENT) != 0)
+            {
+                return;
+            }
+            if (eviction.evicting())
+            {
+                // before the release: the sender may write the slot again right after it
+                CacheLines.writeback(wireSlot(head), length);
+            }
+            eviction.slotRead(seq(), length, System.nanoTime());
         }
 
         @Override
