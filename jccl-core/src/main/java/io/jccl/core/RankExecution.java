@@ -572,7 +572,7 @@ final class RankExecution implements Execution
      * Copies {@code bytes} between ranges that do not overlap. Up to {@value #SMALL_COPY_BYTES} bytes move in longs:
      * the copy stub's entry costs more than the data (an 8-byte call copies its one element three times).
      */
-    static void copyBytes(final long src, final long dst, final long bytes)
+    private static void copyBytes(final long src, final long dst, final long bytes)
     {
         if (bytes > SMALL_COPY_BYTES)
         {
@@ -611,15 +611,6 @@ final class RankExecution implements Execution
         final int stepCount;
         /** The last step that sends, or -1. */
         final int lastSend;
-        /** The steps' records decoded once: the hot loop reads these, not {@link Worker#field}. */
-        final Opcode[] ops;
-        final int[] depWorker;
-        final int[] depStep;
-        final int[] srcBuffers;
-        final int[] dstBuffers;
-        final int[] srcChunks;
-        final int[] dstChunks;
-        final int[] chunkCounts;
         long iteration;
         int step;
 
@@ -630,31 +621,12 @@ final class RankExecution implements Execution
             this.send = send;
             this.recv = recv;
             this.stepCount = worker.stepCount();
-            this.ops = new Opcode[stepCount];
-            this.depWorker = field(worker, StepDescriptor.DEP_WORKER);
-            this.depStep = field(worker, StepDescriptor.DEP_STEP);
-            this.srcBuffers = field(worker, StepDescriptor.SRC_BUFFER);
-            this.dstBuffers = field(worker, StepDescriptor.DST_BUFFER);
-            this.srcChunks = field(worker, StepDescriptor.SRC_CHUNK);
-            this.dstChunks = field(worker, StepDescriptor.DST_CHUNK);
-            this.chunkCounts = field(worker, StepDescriptor.CHUNK_COUNT);
             int last = -1;
             for (int s = 0; s < stepCount; s++)
             {
-                ops[s] = worker.opcode(s);
-                last = ops[s].sends() ? s : last;
+                last = worker.opcode(s).sends() ? s : last;
             }
             this.lastSend = last;
-        }
-
-        private static int[] field(final Worker worker, final int field)
-        {
-            final int[] values = new int[worker.stepCount()];
-            for (int s = 0; s < values.length; s++)
-            {
-                values[s] = worker.field(s, field);
-            }
-            return values;
         }
 
         void reset()
@@ -678,13 +650,13 @@ final class RankExecution implements Execution
             int work = 0;
             while (iteration < iterations)
             {
-                final int dependency = depWorker[step];
-                if (dependency != StepDescriptor.NO_DEPENDENCY &&
-                    !workers[dependency].completed(iteration, depStep[step]))
+                final int depWorker = worker.field(step, StepDescriptor.DEP_WORKER);
+                if (depWorker != StepDescriptor.NO_DEPENDENCY &&
+                    !workers[depWorker].completed(iteration, worker.field(step, StepDescriptor.DEP_STEP)))
                 {
                     break;
                 }
-                final Opcode op = ops[step];
+                final Opcode op = worker.opcode(step);
                 if (ahead && !mayRunAhead(op))
                 {
                     break;
@@ -718,8 +690,8 @@ final class RankExecution implements Execution
             {
                 return true;
             }
-            final int src = srcBuffers[step];
-            final int dst = dstBuffers[step];
+            final int src = worker.field(step, StepDescriptor.SRC_BUFFER);
+            final int dst = worker.field(step, StepDescriptor.DST_BUFFER);
             // a direct slot would hold this call back until the peer read it, and the peer's reading call may be
             // waiting for an earlier call of this rank: each side's calls would wait on the other's
             return !op.receives() && !(op.sends() && directStep[index][step]) &&
@@ -734,11 +706,11 @@ final class RankExecution implements Execution
             {
                 return;
             }
-            final int srcBuffer = srcBuffers[step];
-            final int dstBuffer = dstBuffers[step];
-            final int srcChunk = srcChunks[step];
-            final int dstChunk = dstChunks[step];
-            final int chunkCount = chunkCounts[step];
+            final int srcBuffer = worker.field(step, StepDescriptor.SRC_BUFFER);
+            final int dstBuffer = worker.field(step, StepDescriptor.DST_BUFFER);
+            final int srcChunk = worker.field(step, StepDescriptor.SRC_CHUNK);
+            final int dstChunk = worker.field(step, StepDescriptor.DST_CHUNK);
+            final int chunkCount = worker.field(step, StepDescriptor.CHUNK_COUNT);
             final long inSlot = op.receives() ? checkedSlot(op) : 0;
             // a step whose sent data ends up in one range of a buffer publishes that range instead of copying it
             final long directFrom = op.sends() && directStep[index][step] ? directSource(op) : 0;
@@ -830,10 +802,10 @@ final class RankExecution implements Execution
          */
         private long directSource(final Opcode op)
         {
-            final int srcBuffer = srcBuffers[step];
-            final int dstBuffer = dstBuffers[step];
-            final int srcChunk = srcChunks[step];
-            final int dstChunk = dstChunks[step];
+            final int srcBuffer = worker.field(step, StepDescriptor.SRC_BUFFER);
+            final int dstBuffer = worker.field(step, StepDescriptor.DST_BUFFER);
+            final int srcChunk = worker.field(step, StepDescriptor.SRC_CHUNK);
+            final int dstChunk = worker.field(step, StepDescriptor.DST_CHUNK);
             return switch (op)
             {
                 case SEND -> premulInput && rawInput(srcBuffer, srcChunk) || pieceOf(srcBuffer, srcChunk) == 0 ? 0 :
