@@ -634,16 +634,16 @@ public final class InProcessFifo implements AutoCloseable
         private void evictIfFaster()
         {
             final int length = dataLength();
-            if (length < StagedLineEviction.MIN_SLOT_BYTES || inlineData() != 0 || directAddress() != 0 ||
-                peerBuffers != null && UnsafeApi.getLong(base + FifoDescriptor.headerOffset(head) +
-                HEADER_DIRECT_SEGMENT) != 0)
+            final long staged = wireSlot(head);
+            // only data staged in the slot itself: not inline in its header, not in a sender's buffer
+            if (length < StagedLineEviction.MIN_SLOT_BYTES || slotAddress() != staged)
             {
                 return;
             }
             if (eviction.evicting())
             {
                 // before the release: the sender may write the slot again right after it
-                CacheLines.writeback(wireSlot(head), length);
+                CacheLines.writeback(staged, length);
             }
             eviction.slotRead(seq(), length, System.nanoTime());
         }

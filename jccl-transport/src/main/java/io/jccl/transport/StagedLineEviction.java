@@ -16,7 +16,7 @@ package io.jccl.transport;
  * shows one lap later). Every so many epochs one epoch runs the other mode; the receiver switches when that epoch
  * moved its bytes at least {@value #MARGIN_PERCENT}% faster than the epoch before it. While the mode holds, the
  * epochs between explorations double, from {@value #FIRST_INTERVAL} to {@value #MAX_INTERVAL}, so a clear winner
- * pays for few trials. Pure bookkeeping: two clock reads a slot of at least {@value #MIN_SLOT_BYTES} bytes.
+ * pays for few trials. Pure bookkeeping: one clock read a slot of at least {@value #MIN_SLOT_BYTES} bytes.
  */
 final class StagedLineEviction
 {
@@ -42,7 +42,6 @@ final class StagedLineEviction
     private long lastSeq = Long.MIN_VALUE;
     private long lastNs;
     private long switches;
-    private long evictedBytes;
 
     /** @return true when the receiver writes back the lines of the slot it is about to release. */
     boolean evicting()
@@ -59,10 +58,6 @@ final class StagedLineEviction
      */
     void slotRead(final long seq, final long bytes, final long nowNs)
     {
-        if (evicting())
-        {
-            evictedBytes += bytes;
-        }
         final long sinceNs = nowNs - lastNs;
         final boolean sameCall = seq == lastSeq;
         lastSeq = seq;
@@ -119,11 +114,5 @@ final class StagedLineEviction
     long switches()
     {
         return switches;
-    }
-
-    /** @return the bytes whose lines were written back. */
-    long evictedBytes()
-    {
-        return evictedBytes;
     }
 }
