@@ -25,8 +25,6 @@ final class ScheduleFixtures
     static final Path OWN = Path.of("..", "jccl-schedules", "src", "test", "resources", "msccl");
     /** The shared real files, relative to the bench module. */
     static final Path SHARED = Path.of("..", "..", "shared", "schedules", "msccl-xml");
-    /** The same, where the checkout sits at /work/main. */
-    static final Path SHARED_ABSOLUTE = Path.of("/work", "shared", "schedules", "msccl-xml");
 
     private ScheduleFixtures()
     {
@@ -44,14 +42,27 @@ final class ScheduleFixtures
         return file;
     }
 
+    /** @return jccl-schedules' sound fixtures, as its {@code msccl/sound.txt} lists them. */
+    static List<Path> ownSound()
+    {
+        try
+        {
+            return Files.readAllLines(own("sound.txt")).stream().filter(l -> !l.isBlank() && !l.startsWith("#"))
+                .map(OWN::resolve).toList();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
     /** @return the shared fixture folder; skips the calling test, saying why, when it is absent. */
     static Path sharedDir()
     {
-        final Path dir = Files.isDirectory(SHARED) ? SHARED : SHARED_ABSOLUTE;
-        Assumptions.assumeTrue(Files.isDirectory(dir), "the shared MSCCL XML fixtures are absent: neither " +
-            SHARED.toAbsolutePath().normalize() + " nor " + SHARED_ABSOLUTE + " exists (they live outside the " +
-            "repository, in ../shared)");
-        return dir;
+        Assumptions.assumeTrue(Files.isDirectory(SHARED), "the shared MSCCL XML fixtures are absent: " +
+            SHARED.toAbsolutePath().normalize() + " does not exist (they live beside the clone, in ../shared, " +
+            "which a fresh clone lacks)");
+        return SHARED;
     }
 
     /**

@@ -88,6 +88,18 @@ class VerifyCommandTest
     }
 
     @Test
+    void shouldAcceptEverySoundOwnFixtureWhenVerified()
+    {
+        final List<Path> sound = ScheduleFixtures.ownSound();
+        assertEquals(0, verify(sound.stream().map(Path::toString).toArray(String[]::new)), stdout);
+        for (final Path file : sound)
+        {
+            assertTrue(stdout.contains(file + ": OK ("), file + "\n" + stdout);
+        }
+        assertTrue(stdout.contains("\n# verified " + sound.size() + " files: " + sound.size() + " OK, "), stdout);
+    }
+
+    @Test
     void shouldAcceptEverySharedValidFixtureAndRejectBothInvalidOnes()
     {
         final Path dir = ScheduleFixtures.sharedDir();

@@ -51,6 +51,26 @@ final class NetNamespaces implements AutoCloseable
     }
 
     /**
+     * @return why packets cannot be dropped here (no {@code nft} command: nftables is not installed; {@code .ci/run}
+     *         installs it), or null when {@link #drop} can run.
+     */
+    static String dropUnavailable()
+    {
+        try
+        {
+            if (new ProcessBuilder("nft", "--version").redirectErrorStream(true).start().waitFor() != 0)
+            {
+                return "'nft --version' failed: nftables is broken";
+            }
+        }
+        catch (final IOException | InterruptedException ex)
+        {
+            return "no 'nft' command (install nftables to drop packets): " + ex.getMessage();
+        }
+        return null;
+    }
+
+    /**
      * @param count hosts, 1..200.
      * @param mtu   the links' MTU.
      * @return the hosts, each reachable from every other.

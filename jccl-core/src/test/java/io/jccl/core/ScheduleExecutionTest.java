@@ -26,6 +26,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 
@@ -34,60 +35,57 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Registered MSCCL XML schedules run through the one executor: every valid shared fixture gives exact results with
- * its {@code ngpus} in-process ranks, SUM schedules serve PreMulSum and AVG, and a pinned algorithm beats them.
+ * Registered MSCCL XML schedules run through the one executor: every sound fixture of jccl-schedules' own, and every
+ * valid shared one where {@code ../shared} is beside the clone, gives exact results with its {@code ngpus} in-process
+ * ranks, SUM schedules serve PreMulSum and AVG, and a pinned algorithm beats them.
  */
 class ScheduleExecutionTest
 {
     private static final Path SHARED = Path.of("..", "..", "shared", "schedules", "msccl-xml");
     private static final Path OWN = Path.of("..", "jccl-schedules", "src", "test", "resources", "msccl");
 
-    static java.util.stream.Stream<Path> sharedFixtures() throws IOException
+    /**
+     * @return jccl-schedules' sound fixtures (listed in its {@code msccl/sound.txt}, always in the clone), then the
+     *     valid shared ones when {@code ../shared} is beside the clone.
+     */
+    static java.util.stream.Stream<Path> scheduleFixtures() throws IOException
     {
-        if (!Files.isDirectory(SHARED))
+        final List<Path> files = new ArrayList<>();
+        for (final String line : Files.readAllLines(OWN.resolve("sound.txt")))
         {
-            return java.util.stream.Stream.of();
+            if (!line.isBlank() && !line.startsWith("#"))
+            {
+                files.add(OWN.resolve(line));
+            }
         }
-        try (java.util.stream.Stream<Path> files = Files.list(SHARED))
+        if (Files.isDirectory(SHARED))
         {
-            return files.filter(p -> p.toString().endsWith(".xml")).sorted().toList().stream();
+            try (java.util.stream.Stream<Path> shared = Files.list(SHARED))
+            {
+                shared.filter(p -> p.toString().endsWith(".xml")).sorted().forEach(files::add);
+            }
         }
-    }
-
-    static java.util.stream.Stream<Path> ownReduceScatters() throws IOException
-    {
-        try (java.util.stream.Stream<Path> files = Files.list(OWN))
-        {
-            return files.filter(p -> p.getFileName().toString().startsWith("reducescatter-") &&
-                !p.toString().contains("double-count")).sorted().toList().stream();
-        }
+        return files.stream();
     }
 
     @Test
     void shouldFindTheSharedFixturesWhenSharedIsBesideTheClone()
     {
-        Assumptions.assumeTrue(Files.isDirectory(SHARED), "../shared is absent (a fresh clone): shared fixtures skipped");
+        Assumptions.assumeTrue(Files.isDirectory(SHARED), "../shared is absent (a fresh clone): the 17 shared " +
+            "MSCCL XML fixtures are not run, jccl-schedules' own sound fixtures are");
         assertTrue(SHARED.toFile().list().length > 10);
     }
 
     @ParameterizedTest
-    @MethodSource("sharedFixtures")
+    @MethodSource("scheduleFixtures")
     @Timeout(120)
-    void shouldComputeExactSumWhenSharedFixtureRuns(final Path file)
+    void shouldComputeExactSumWhenScheduleFixtureRuns(final Path file)
     {
         run(file, ReduceOp.SUM);
     }
 
     @ParameterizedTest
-    @MethodSource("ownReduceScatters")
-    @Timeout(60)
-    void shouldComputeExactSumWhenOwnReduceScatterRuns(final Path file)
-    {
-        run(file, ReduceOp.SUM);
-    }
-
-    @ParameterizedTest
-    @MethodSource("sharedFixtures")
+    @MethodSource("scheduleFixtures")
     @Timeout(120)
     void shouldPremultiplyInputOnceWhenSumScheduleServesPreMulSum(final Path file)
     {

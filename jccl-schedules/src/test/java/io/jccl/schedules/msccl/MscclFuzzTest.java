@@ -202,24 +202,19 @@ class MscclFuzzTest
         {
             seeds.add(MscclTestFiles.resource(name));
         }
-        final Path shared = Files.isDirectory(MscclTestFiles.SHARED) ? MscclTestFiles.SHARED :
-            MscclTestFiles.SHARED_ABSOLUTE;
-        if (Files.isDirectory(shared))
+        try
         {
-            try (var files = Files.list(shared))
+            for (final Path file : MscclTestFiles.sharedValidIfPresent())
             {
-                for (final Path file : files.filter(p -> p.toString().endsWith(".xml")).sorted().toList())
+                if (Files.size(file) <= MAX_SEED_BYTES)
                 {
-                    if (Files.size(file) <= MAX_SEED_BYTES)
-                    {
-                        seeds.add(Files.readString(file));
-                    }
+                    seeds.add(Files.readString(file));
                 }
             }
-            catch (final IOException e)
-            {
-                fail(e);
-            }
+        }
+        catch (final IOException e)
+        {
+            fail(e);
         }
         return seeds;
     }

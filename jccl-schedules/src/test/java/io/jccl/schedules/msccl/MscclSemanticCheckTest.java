@@ -30,6 +30,20 @@ class MscclSemanticCheckTest
     }
 
     @Test
+    void shouldAcceptEverySoundOwnFixtureWhenChecked()
+    {
+        for (final String name : MscclTestFiles.soundResourceNames())
+        {
+            final MscclSchedule schedule = MscclTestFiles.read(name);
+            final MscclVerdict verdict = MscclSemanticCheck.check(schedule);
+            assertTrue(verdict.correct(), () -> name + ": " + verdict);
+            assertTrue(verdict.problems().isEmpty(), () -> name + ": " + verdict);
+            assertTrue(verdict.summary().startsWith("OK: computes " + schedule.collective().xmlName() + " on " +
+                schedule.ngpus() + " ranks"), verdict::summary);
+        }
+    }
+
+    @Test
     void shouldNameRankChunkAndDuplicateWhenAContributionIsAddedTwice()
     {
         final MscclVerdict verdict = MscclSemanticCheck.check(MscclTestFiles.read("reducescatter-double-count.xml"));

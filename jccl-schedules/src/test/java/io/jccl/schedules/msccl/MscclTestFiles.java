@@ -16,8 +16,6 @@ final class MscclTestFiles
 {
     /** The shared fixtures, relative to the module directory (Surefire's working directory). */
     static final Path SHARED = Path.of("..", "..", "shared", "schedules", "msccl-xml");
-    /** The same, where the checkout sits at /work/main. */
-    static final Path SHARED_ABSOLUTE = Path.of("/work", "shared", "schedules", "msccl-xml");
 
     private MscclTestFiles()
     {
@@ -26,11 +24,16 @@ final class MscclTestFiles
     /** @return the shared fixture folder; skips the calling test, saying why, when it is absent. */
     static Path sharedDir()
     {
-        final Path dir = Files.isDirectory(SHARED) ? SHARED : SHARED_ABSOLUTE;
-        Assumptions.assumeTrue(Files.isDirectory(dir), "the shared MSCCL XML fixtures are absent: neither " +
-            SHARED.toAbsolutePath().normalize() + " nor " + SHARED_ABSOLUTE + " exists (they live outside the " +
-            "repository, in ../shared)");
-        return dir;
+        Assumptions.assumeTrue(Files.isDirectory(SHARED), "the shared MSCCL XML fixtures are absent: " +
+            SHARED.toAbsolutePath().normalize() + " does not exist (they live beside the clone, in ../shared, " +
+            "which a fresh clone lacks); the own fixtures in src/test/resources/msccl still run");
+        return SHARED;
+    }
+
+    /** @return the valid shared fixtures when ../shared is beside the clone, else none (never skips). */
+    static List<Path> sharedValidIfPresent()
+    {
+        return Files.isDirectory(SHARED) ? list(SHARED) : List.of();
     }
 
     /** @return the 17 valid shared fixtures, sorted; skips when absent. */
@@ -88,10 +91,17 @@ final class MscclTestFiles
         return new MscclReader().readString(resource(name), name);
     }
 
+    /** @return the fixtures listed in {@code msccl/sound.txt}: they validate strictly and compute their collective. */
+    static List<String> soundResourceNames()
+    {
+        return resource("sound.txt").lines().filter(line -> !line.isBlank() && !line.startsWith("#")).toList();
+    }
+
     /** @return the names of every resource fixture. */
     static List<String> resourceNames()
     {
-        return List.of("allreduce-2.xml", "cyclic-waits.xml", "mismatched-cnt.xml", "missing-attribute.xml",
+        return List.of("allgather-ring-3-ll.xml", "allreduce-2.xml", "allreduce-star-3-scratch.xml",
+            "alltoall-direct-3.xml", "cyclic-waits.xml", "mismatched-cnt.xml", "missing-attribute.xml",
             "missing-dependency.xml", "offset-out-of-range.xml", "racy-allreduce.xml", "reducescatter-direct-4.xml",
             "reducescatter-double-count.xml", "reducescatter-ring-4.xml", "shared-connection.xml", "truncated.xml",
             "two-send-peers.xml", "unknown-step-type.xml");

@@ -32,8 +32,7 @@ class MscclValidatorTest
     @Test
     void shouldPassWhenScheduleIsSound()
     {
-        for (final String name : List.of("allreduce-2.xml", "reducescatter-ring-4.xml",
-            "reducescatter-direct-4.xml"))
+        for (final String name : MscclTestFiles.soundResourceNames())
         {
             final MscclSchedule schedule = MscclTestFiles.read(name);
             assertTrue(MscclValidator.check(schedule, true).isEmpty(), () -> name + ": " +

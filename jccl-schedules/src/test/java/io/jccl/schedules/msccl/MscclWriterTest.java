@@ -131,18 +131,13 @@ class MscclWriterTest
     void shouldRoundTripSharedAndOwnFixturesWhenReadWrittenAndReadAgain()
     {
         final List<MscclSchedule> schedules = new java.util.ArrayList<>();
-        for (final String name : List.of("reducescatter-ring-4.xml", "reducescatter-direct-4.xml",
-            "allreduce-2.xml"))
+        for (final String name : MscclTestFiles.soundResourceNames())
         {
             schedules.add(MscclTestFiles.read(name));
         }
-        if (java.nio.file.Files.isDirectory(MscclTestFiles.SHARED) ||
-            java.nio.file.Files.isDirectory(MscclTestFiles.SHARED_ABSOLUTE))
+        for (final Path file : MscclTestFiles.sharedValidIfPresent())
         {
-            for (final Path file : MscclTestFiles.sharedValid())
-            {
-                schedules.add(new MscclReader().read(file));
-            }
+            schedules.add(new MscclReader().read(file));
         }
         for (final MscclSchedule schedule : schedules)
         {
