@@ -1,6 +1,11 @@
 package io.jccl.bench;
 
+import io.jccl.JcclInvalidArgumentException;
 import io.jccl.UniqueId;
+import io.jccl.launch.ChildCommand;
+import io.jccl.launch.CpuBinding;
+import io.jccl.launch.LineOutputStream;
+import io.jccl.launch.ProcessLauncher;
 import io.jccl.transport.bootstrap.LaunchEnvironment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,8 +35,9 @@ import java.util.function.LongSupplier;
  * ({@link ResultFiles}); progress goes to stderr ({@link Progress}).
  * <p>
  * <b>Several processes.</b> {@code jccl-bench --nprocs N <tool> [flags]} (the flag before or after the tool name)
- * starts N JVMs of one rank each ({@link ProcessLauncher}, {@link ChildCommand}). A tool started by a launcher
- * ({@code --nprocs}, {@code mpirun}, {@code srun}, {@code torchrun}: {@link RankEnvironment}) as one of several
+ * starts N JVMs of one rank each (jccl-launch's {@link ProcessLauncher}, {@link BenchJavaCommand}). A tool started by
+ * a launcher ({@code --nprocs}, {@code bin/jccl-run}, {@code mpirun}, {@code srun}, {@code torchrun}:
+ * {@link LaunchEnvironment#detect}) as one of several
  * processes runs one rank ({@code -t 1 -g 1}) joined to the others with {@code Jccl.connect}
  * ({@link ProcessCommunicatorFactory}); the ranks agree on times, wrong counts and barriers with AllReduces on jccl
  * ({@link CommunicatorSync}). Rank 0 prints the table and writes the result files; the other ranks print nothing on
@@ -46,6 +52,11 @@ public final class JcclBench
 {
     /** Exit status for bad arguments. */
     public static final int EXIT_USAGE = 2;
+    /**
+     * How long the other processes of {@code --nprocs} may run on after one failed, when neither
+     * {@code --timeout-ms} nor {@code -T} is given, in ms: long enough for them to report the failure themselves.
+     */
+    static final long DEFAULT_GRACE_MS = 60_000;
 
     /** The top-level usage, on {@code -h} and when no tool is given. */
     static final String USAGE = String.join(System.lineSeparator(),
@@ -97,7 +108,7 @@ public final class JcclBench
     public static void main(final String[] args)
     {
         final Map<String, String> env = System.getenv();
-        final int rank = ProcessLauncher.given(args) ? -1 : RankEnvironment.rankOf(env);
+        final int rank = NprocsFlags.given(args) ? -1 : LaunchEnvironment.rankOf(env);
         if (rank >= 0)
         {
             System.setErr(new PrintStream(new LineOutputStream(System.err, "[rank " + rank + "] "), true,
@@ -182,7 +193,7 @@ public final class JcclBench
             to.println(USAGE);
             return args.length == 0 ? EXIT_USAGE : BenchRunner.EXIT_OK;
         }
-        if (ProcessLauncher.given(args))
+        if (NprocsFlags.given(args))
         {
             return launch(args, out, err, env);
         }
@@ -233,14 +244,14 @@ public final class JcclBench
         final LaunchEnvironment launch;
         try
         {
-            launch = factory == null ? RankEnvironment.detect(env) : null;
+            launch = factory == null ? LaunchEnvironment.detect(env) : null;
             if (launch != null)
             {
                 options.processes(launch.rank(), launch.size());
             }
             options.validate();
         }
-        catch (final IllegalArgumentException | ArithmeticException ex)
+        catch (final IllegalArgumentException | ArithmeticException | JcclInvalidArgumentException ex)
         {
             err.println(tool.toolName() + ": " + ex.getMessage());
             return EXIT_USAGE;
@@ -321,10 +332,10 @@ public final class JcclBench
     private static int launch(final String[] args, final PrintStream out, final PrintStream err,
         final Map<String, String> env)
     {
-        final ProcessLauncher.Split split;
+        final NprocsFlags.Split split;
         try
         {
-            split = ProcessLauncher.split(args);
+            split = NprocsFlags.split(args);
         }
         catch (final IllegalArgumentException ex)
         {
@@ -342,7 +353,7 @@ public final class JcclBench
         }
         catch (final IllegalArgumentException ex)
         {
-            err.println("jccl-bench: " + ProcessLauncher.NPROCS_FLAG + " runs a tool: " + ex.getMessage());
+            err.println("jccl-bench: " + NprocsFlags.NPROCS_FLAG + " runs a tool: " + ex.getMessage());
             return EXIT_USAGE;
         }
         final BenchOptions options = new BenchOptions();
@@ -384,18 +395,37 @@ public final class JcclBench
             return EXIT_USAGE;
         }
         err.println("jccl-bench: " + split.nprocs() + " processes, " + binding.describe());
-        final String crowding = CpuBinding.crowdingNote(split.nprocs(), cpus.size());
+        final String crowding = crowdingNote(split.nprocs(), cpus.size());
         if (crowding != null)
         {
             err.println("jccl-bench: " + crowding);
         }
-        final ChildCommand command = new ChildCommand(ChildCommand.javaExecutable(), ChildCommand.jvmOptions(env),
-            ChildCommand.currentEntry(), toolArgs, split.nprocs(),
-            UniqueId.create(InetAddress.getLoopbackAddress().getHostAddress(), ProcessLauncher.freePort()), binding);
+        final ChildCommand command = new ChildCommand(BenchJavaCommand.command(BenchJavaCommand.javaExecutable(),
+            binding, BenchJavaCommand.jvmOptions(env), BenchJavaCommand.currentEntry(), toolArgs),
+            ChildCommand.World.oneHost(split.nprocs(), UniqueId.create(
+            InetAddress.getLoopbackAddress().getHostAddress(), ProcessLauncher.freePort())), binding);
         final Long timeoutMs = options.timeoutMs();
-        return new ProcessLauncher(command, timeoutMs != null ? timeoutMs : ProcessLauncher.DEFAULT_GRACE_MS, out,
-            err).run();
+        return new ProcessLauncher("jccl-bench", command, ProcessLauncher.Output.FIRST_STDOUT,
+            timeoutMs != null ? timeoutMs : DEFAULT_GRACE_MS, out, err).run();
     }
+
+    /**
+     * Measured with 4 processes on this 2-core machine, 8-128 byte AllReduce: rows of {@code -n 20} (nccl-tests'
+     * default) read 11 us to 2 ms from one launch to the next, as any row short enough to fit in a scheduler slice
+     * meets a peer waiting for the CPU or not; {@code -n 20000} read 12-23 us (Open MPI's bench, timing 0.2 s a size,
+     * read 5-8 us), and its first row 48-56 us unless {@code -w 20000} warms it.
+     *
+     * @param nprocs the children.
+     * @param cpus   the CPUs they may run on ({@link CpuBinding#allowedCpus()}); 0 when unknown.
+     * @return a note for the launcher's log when the children outnumber the CPUs, else null.
+     */
+    static String crowdingNote(final int nprocs, final int cpus)
+    {
+        return cpus <= 0 || nprocs <= cpus ? null : "note: " + nprocs + " processes share " + cpus + " CPUs, so each " +
+            "call waits for the scheduler to run its peers and a row of few calls reads the luck of a scheduler " +
+            "slice (up to milliseconds); -n 20000 -w 20000 or more steadies the small sizes";
+    }
+
 
     /** Ends the result files; a file that cannot be ended fails a run that did not fail already. */
     private static int close(final ResultFiles files, final String toolName, final PrintStream err, final int status)

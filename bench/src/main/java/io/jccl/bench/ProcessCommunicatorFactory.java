@@ -16,7 +16,7 @@ import java.net.ServerSocket;
 /**
  * The one rank of this process in a multi-process run (nccl-tests under {@code mpirun}): joins the others with
  * {@link Jccl#connect(Context, int, int, io.jccl.UniqueId)} at the rank, size and rendezvous a launcher put in the
- * environment ({@link RankEnvironment}), with the same {@link Context} as a run in one process
+ * environment ({@link io.jccl.transport.bootstrap.LaunchEnvironment#detect}), with the same {@link Context} as a run in one process
  * ({@link JcclCommunicatorFactory#context(BenchOptions, SweepCombination)}). The ranks agree between measurements
  * through {@link CommunicatorSync}, on the same communicator.
  * <p>
@@ -35,7 +35,7 @@ public final class ProcessCommunicatorFactory implements CommunicatorFactory
     /** Where the next communicator meets: the launcher's rendezvous first, then one agreed on the latest. */
     private UniqueId next;
 
-    /** @param launch this process's rank, the rank count and where to meet, from {@link RankEnvironment#detect}. */
+    /** @param launch this process's rank, the rank count and where to meet, from {@link LaunchEnvironment#detect}. */
     public ProcessCommunicatorFactory(final LaunchEnvironment launch)
     {
         this.launch = launch;

@@ -16,10 +16,11 @@
  * is single-threaded value code. Only thread 0 writes the table (and tells the sweep, the result files and the
  * progress lines its rows); progress and logs go to stderr.
  * <p>
- * Processes: {@code jccl-bench --nprocs N} ({@link io.jccl.bench.ProcessLauncher}) starts N JVMs, and a launcher
- * (mpirun, srun, torchrun; {@link io.jccl.bench.RankEnvironment}) may start them too; each runs one rank on one bench
- * thread, and the processes meet between measurements through AllReduces on their own communicator
- * ({@link io.jccl.bench.CommunicatorSync}) where threads meet at barriers. The launcher copies its children's output
- * on one thread per stream and waits for them on the caller's.
+ * Processes: {@code jccl-bench --nprocs N} starts N JVMs through jccl-launch's
+ * {@link io.jccl.launch.ProcessLauncher} ({@link io.jccl.bench.BenchJavaCommand}), and a launcher (bin/jccl-run,
+ * mpirun, srun, torchrun; {@link io.jccl.transport.bootstrap.LaunchEnvironment#detect}) may start them too; each runs
+ * one rank on one bench thread, and the processes meet between measurements through AllReduces on their own
+ * communicator ({@link io.jccl.bench.CommunicatorSync}) where threads meet at barriers. The launcher copies its
+ * children's output on one thread per stream and waits for them on the caller's.
  */
 package io.jccl.bench;

@@ -2,6 +2,8 @@ package io.jccl.bench;
 
 import io.jccl.Communicator;
 import io.jccl.UniqueId;
+import io.jccl.launch.CpuBinding;
+import io.jccl.launch.ProcessLauncher;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
@@ -252,7 +254,7 @@ class MultiProcessBenchTest
         args.addAll(List.of(flags));
         // PATH as the script's: the launcher looks for taskset there to bind the children
         return Run.of((out, err) -> JcclBench.run(args.toArray(new String[0]), out, err,
-            Map.of(ChildCommand.JAVA_OPTS_ENV_NAME, CHILD_JAVA_OPTS, "PATH", System.getenv().getOrDefault("PATH", ""))));
+            Map.of(BenchJavaCommand.JAVA_OPTS_ENV_NAME, CHILD_JAVA_OPTS, "PATH", System.getenv().getOrDefault("PATH", ""))));
     }
 
     /** Runs the tool once per process on threads of this JVM, stand-in ranks shared among them. */

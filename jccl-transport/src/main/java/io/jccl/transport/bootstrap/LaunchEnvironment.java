@@ -8,8 +8,11 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What the launcher says about this process: its rank, the number of ranks, its rank and the number of ranks on its
@@ -51,18 +54,38 @@ public final class LaunchEnvironment
     static final List<String> JOB_ID_VARIABLES =
         List.of("TORCHELASTIC_RUN_ID", "SLURM_JOB_ID", "OMPI_MCA_ess_base_jobid", "PMIX_NAMESPACE");
 
-    /** Where a launcher puts rank, size, local rank and local size; null where it has none. */
-    private record Launcher(String name, String rank, String size, String localRank, String localSize)
+    /**
+     * Where a launcher puts rank, size, local rank and local size; null where it has none. {@code commonNames}: its
+     * names are common enough ({@code RANK}) that {@link #detect} counts it only when both rank and size are set.
+     */
+    private record Launcher(String name, String rank, String size, String localRank, String localSize,
+        boolean commonNames)
     {
+        boolean setIn(final Map<String, String> env)
+        {
+            return value(env, rank) != null && (!commonNames || value(env, size) != null);
+        }
     }
 
+    /** torchrun's names, which {@code bin/jccl-run} gives its children too. */
+    private static final Launcher TORCHRUN =
+        new Launcher("torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", true);
+
+    /** The one table of launchers, in order of precedence. */
     private static final List<Launcher> LAUNCHERS = List.of(
-        new Launcher("JCCL", "JCCL_RANK", "JCCL_WORLD_SIZE", "JCCL_LOCAL_RANK", "JCCL_LOCAL_WORLD_SIZE"),
-        new Launcher("torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE"),
+        new Launcher("JCCL", "JCCL_RANK", "JCCL_WORLD_SIZE", "JCCL_LOCAL_RANK", "JCCL_LOCAL_WORLD_SIZE", false),
+        TORCHRUN,
         new Launcher("Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
-            "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"),
-        new Launcher("PMI", "PMI_RANK", "PMI_SIZE", null, null),
-        new Launcher("Slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", null));
+            "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE", false),
+        new Launcher("PMI", "PMI_RANK", "PMI_SIZE", null, null, false),
+        new Launcher("Slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", null, false));
+
+    /** The variable that carries a whole {@link UniqueId}. */
+    public static final String COMM_ID = "JCCL_COMM_ID";
+    /** torchrun's rendezvous host variable. */
+    public static final String MASTER_ADDR = "MASTER_ADDR";
+    /** torchrun's rendezvous port variable. */
+    public static final String MASTER_PORT = "MASTER_PORT";
 
     private final int rank;
     private final int size;
@@ -107,6 +130,114 @@ public final class LaunchEnvironment
     public static LaunchEnvironment resolve(final Map<String, String> env, final int rank, final int size)
     {
         return resolve(env, rank, size, true);
+    }
+
+    /**
+     * Whether a launcher started this process as one rank of several: the first launcher of the table whose rank
+     * variable is set (torchrun's only with {@code WORLD_SIZE} too, {@code RANK} alone being a common name) names
+     * it, unless its size is 1 (a run in this process alone, whatever else the environment holds).
+     *
+     * @param env the environment variables.
+     * @return {@link #resolve(Map)} of them, or null when no launcher names a rank of more than one process.
+     * @throws JcclInvalidArgumentException when a launcher names a rank of several but the rest (the rendezvous
+     *                                      address, a secret) is missing or bad; the message names the launcher's
+     *                                      variables and what is missing.
+     */
+    public static LaunchEnvironment detect(final Map<String, String> env)
+    {
+        final Launcher launcher = detectedLauncher(env);
+        if (launcher == null)
+        {
+            return null;
+        }
+        try
+        {
+            return resolve(env);
+        }
+        catch (final JcclInvalidArgumentException ex)
+        {
+            final String size = value(env, launcher.size());
+            throw new JcclInvalidArgumentException(launcher.rank() + "=" + value(env, launcher.rank()) +
+                (size == null ? "" : " " + launcher.size() + "=" + size) + " (" + launcher.name() + ") starts one " +
+                "rank per process, but: " + ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * The rank a launcher names, without checking the rest (for a prefix of standard error, set before anything
+     * else runs).
+     *
+     * @param env the environment variables.
+     * @return the rank {@link #detect} would find, or -1 when it finds none or the rank is not a number.
+     */
+    public static int rankOf(final Map<String, String> env)
+    {
+        final Launcher launcher = detectedLauncher(env);
+        if (launcher == null)
+        {
+            return -1;
+        }
+        try
+        {
+            return Integer.parseInt(value(env, launcher.rank()));
+        }
+        catch (final NumberFormatException ex)
+        {
+            return -1;
+        }
+    }
+
+    /**
+     * What a launcher gives each process it starts: torchrun's {@code RANK}, {@code WORLD_SIZE},
+     * {@code LOCAL_RANK}, {@code LOCAL_WORLD_SIZE}, {@code MASTER_ADDR} and {@code MASTER_PORT}, and
+     * {@value #COMM_ID} when a whole {@link UniqueId} (with its random secret) is known.
+     *
+     * @param rank       the process's rank.
+     * @param size       the number of ranks.
+     * @param localRank  its rank on its host.
+     * @param localSize  the number of ranks on its host.
+     * @param masterAddr rank 0's host.
+     * @param masterPort rank 0's rendezvous port.
+     * @param commId     the rendezvous with its secret, or null (several hosts: the secret is then derived).
+     * @return the variables, in that order.
+     */
+    public static Map<String, String> variables(final int rank, final int size, final int localRank,
+        final int localSize, final String masterAddr, final int masterPort, final UniqueId commId)
+    {
+        final Map<String, String> env = new LinkedHashMap<>();
+        env.put(TORCHRUN.rank(), Integer.toString(rank));
+        env.put(TORCHRUN.size(), Integer.toString(size));
+        env.put(TORCHRUN.localRank(), Integer.toString(localRank));
+        env.put(TORCHRUN.localSize(), Integer.toString(localSize));
+        env.put(MASTER_ADDR, masterAddr);
+        env.put(MASTER_PORT, Integer.toString(masterPort));
+        if (commId != null)
+        {
+            env.put(COMM_ID, commId.toString());
+        }
+        return env;
+    }
+
+    /**
+     * @return every rank, size and rendezvous variable of every launcher in the table: a launcher removes them from
+     *         what its children inherit, so that its own variables are the ones they read.
+     */
+    public static Set<String> launcherVariables()
+    {
+        final Set<String> names = new LinkedHashSet<>();
+        for (final Launcher launcher : LAUNCHERS)
+        {
+            for (final String name : new String[] {launcher.rank(), launcher.size(), launcher.localRank(),
+                launcher.localSize()})
+            {
+                if (name != null)
+                {
+                    names.add(name);
+                }
+            }
+        }
+        names.addAll(List.of(COMM_ID, MASTER_ADDR, MASTER_PORT, "JCCL_MASTER_ADDR", "JCCL_PORT"));
+        return names;
     }
 
     /** @return this rank. */
@@ -210,6 +341,26 @@ public final class LaunchEnvironment
         return new LaunchEnvironment(rank, size, localRank, localSize, id, source.toString());
     }
 
+    /** @return the first launcher {@link #detect} counts, or null where none names a rank of several processes. */
+    private static Launcher detectedLauncher(final Map<String, String> env)
+    {
+        final Launcher launcher = LAUNCHERS.stream().filter(l -> l.setIn(env)).findFirst().orElse(null);
+        return launcher == null || isOne(value(env, launcher.size())) ? null : launcher;
+    }
+
+    /** @return whether a size is the number 1; a size that is not a number is left for resolve to name. */
+    private static boolean isOne(final String size)
+    {
+        try
+        {
+            return size != null && Integer.parseInt(size) == 1;
+        }
+        catch (final NumberFormatException ex)
+        {
+            return false;
+        }
+    }
+
     private static Launcher launcher(final Map<String, String> env)
     {
         for (final Launcher launcher : LAUNCHERS)
@@ -234,7 +385,7 @@ public final class LaunchEnvironment
     private static UniqueId rendezvous(
         final Map<String, String> env, final int size, final int localSize, final StringBuilder source)
     {
-        final String commId = value(env, "JCCL_COMM_ID");
+        final String commId = value(env, COMM_ID);
         if (commId != null)
         {
             try

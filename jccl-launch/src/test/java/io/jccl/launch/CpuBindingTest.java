@@ -1,4 +1,4 @@
-package io.jccl.bench;
+package io.jccl.launch;
 
 import io.jccl.UniqueId;
 import org.junit.jupiter.api.Test;
@@ -53,17 +53,6 @@ class CpuBindingTest
     }
 
     @Test
-    void shouldNoteCrowdingOnlyWhenChildrenOutnumberTheCpus()
-    {
-        final String note = CpuBinding.crowdingNote(4, 2);
-        assertTrue(note.startsWith("note: 4 processes share 2 CPUs"), note);
-        assertTrue(note.contains("-n 20000"), note);
-        assertNull(CpuBinding.crowdingNote(2, 2));
-        assertNull(CpuBinding.crowdingNote(1, 2));
-        assertNull(CpuBinding.crowdingNote(4, 0));
-    }
-
-    @Test
     void shouldRefuseCoreWhenItCannotBeDoneAndWordsItDoesNotKnow()
     {
         assertEquals("--bind-to core cannot bind: 3 processes on 2 CPUs", assertThrows(IllegalArgumentException.class,
@@ -95,35 +84,13 @@ class CpuBindingTest
     }
 
     @Test
-    void shouldStartEachBoundChildUnderTasksetOnItsCpuCompilingInTheAskingThread()
+    void shouldStartEachBoundChildUnderTasksetOnItsCpu()
     {
-        final UniqueId id = UniqueId.create("127.0.0.1", 40_124);
-        final ChildCommand command = new ChildCommand("java", List.of("-Xmx1g"),
-            ChildCommand.jarEntry(Path.of("b.jar")), List.of("all_reduce_perf"), 2, id,
+        final ChildCommand command = new ChildCommand(List.of("java", "-Xmx1g", "Main"),
+            ChildCommand.World.oneHost(2, UniqueId.create("127.0.0.1", 40_124)),
             CpuBinding.resolve(null, 2, List.of(2, 3), TASKSET));
-        assertEquals(List.of("java", "-Xmx1g", "-jar", "b.jar", "all_reduce_perf"), command.command());
-        assertEquals(List.of(TASKSET, "-c", "3", "java", ChildCommand.BOUND_JVM_OPTION, "-Xmx1g", "-jar", "b.jar",
-            "all_reduce_perf"), command.processBuilder(1).command());
+        assertEquals(List.of("java", "-Xmx1g", "Main"), command.command(-1));
+        assertEquals(List.of(TASKSET, "-c", "3", "java", "-Xmx1g", "Main"), command.processBuilder(1).command());
         assertThrows(IllegalArgumentException.class, () -> command.processBuilder(2));
-    }
-
-    @Test
-    void shouldTakeBindToOutOfTheArgumentsOnlyBesideNprocs()
-    {
-        final ProcessLauncher.Split split = ProcessLauncher.split(new String[] {"--bind-to", "none", "all_reduce_perf",
-            "-b", "8", "--nprocs=2"});
-        assertEquals(2, split.nprocs());
-        assertEquals("none", split.bindTo());
-        assertEquals(List.of("all_reduce_perf", "-b", "8"), split.rest());
-        assertEquals("core", ProcessLauncher.split(new String[] {"--nprocs", "2", "x", "--bind-to=core"}).bindTo());
-        assertNull(ProcessLauncher.split(new String[] {"--nprocs", "2", "x"}).bindTo());
-        assertEquals("--bind-to needs core or none", assertThrows(IllegalArgumentException.class,
-            () -> ProcessLauncher.split(new String[] {"--nprocs", "2", "x", "--bind-to"})).getMessage());
-        assertEquals("--bind-to is given twice", assertThrows(IllegalArgumentException.class,
-            () -> ProcessLauncher.split(new String[] {"--nprocs", "2", "--bind-to=none", "x", "--bind-to", "core"}))
-            .getMessage());
-        assertEquals("--bind-to binds the processes of --nprocs, which is not given", assertThrows(
-            IllegalArgumentException.class, () -> ProcessLauncher.split(new String[] {"x", "--bind-to", "core"}))
-            .getMessage());
     }
 }

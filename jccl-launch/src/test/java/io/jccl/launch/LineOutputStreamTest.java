@@ -1,4 +1,4 @@
-package io.jccl.bench;
+package io.jccl.launch;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,7 @@
-package io.jccl.bench;
+package io.jccl.launch;
+
+import java.nio.file.Path;
+import java.util.List;
 
 /**
  * A child for {@link ProcessLauncherTest} that stands in for a rank without starting jccl: {@code echo} prints
@@ -12,12 +15,23 @@ public final class LauncherStubChild
     }
 
     /**
+     * @param behaviour {@code echo} or {@code fail-rank-1}.
+     * @return the command line of a small JVM running this class with this test's class path.
+     */
+    static List<String> command(final String behaviour)
+    {
+        return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx32m",
+            "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
+            LauncherStubChild.class.getName(), behaviour);
+    }
+
+    /**
      * @param args the behaviour.
      * @throws InterruptedException never in practice: the launcher stops a waiting child with a signal.
      */
     public static void main(final String[] args) throws InterruptedException
     {
-        final int rank = Integer.parseInt(System.getenv("JCCL_RANK"));
+        final int rank = Integer.parseInt(System.getenv("RANK"));
         if ("echo".equals(args[0]))
         {
             System.out.println("out " + rank);

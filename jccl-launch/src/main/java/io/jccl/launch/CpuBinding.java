@@ -1,4 +1,4 @@
-package io.jccl.bench;
+package io.jccl.launch;
 
 import java.io.File;
 import java.io.IOException;
@@ -9,10 +9,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code jccl-bench --nprocs N --bind-to core|none}: whether each child JVM runs on a CPU of its own, as
- * {@code mpirun} binds its processes to cores by default when there are no more processes than cores (so the
- * bench's figures compare with Open MPI's and nccl-tests' under mpirun). A bound child starts under
- * {@code taskset -c CPU}; child k gets the k-th CPU this launcher may run on ({@code Cpus_allowed_list}).
+ * {@code --bind-to core|none} of {@code jccl-run} and {@code jccl-bench --nprocs N}: whether each child runs on a CPU
+ * of its own, as {@code mpirun} binds its processes to cores by default when there are no more processes than cores
+ * (so the bench's figures compare with Open MPI's and nccl-tests' under mpirun). A bound child starts under
+ * {@code taskset -c CPU}; the child of local rank k gets the k-th CPU this launcher may run on
+ * ({@code Cpus_allowed_list}).
  * <p>
  * Measured on this 2-core machine, 8-byte AllReduce between two processes: 0.8-1.2 us per call when the two ranks'
  * threads ran on different CPUs, 7-10 us when the scheduler put both on one CPU (every hand-off is then a context
@@ -80,23 +81,6 @@ public final class CpuBinding
             chosen[i] = allowedCpus.get(i);
         }
         return new CpuBinding(taskset, chosen, "bound to a CPU each (" + FLAG + " " + CORE + ")");
-    }
-
-    /**
-     * Measured with 4 processes on this 2-core machine, 8-128 byte AllReduce: rows of {@code -n 20} (nccl-tests'
-     * default) read 11 us to 2 ms from one launch to the next, as any row short enough to fit in a scheduler slice
-     * meets a peer waiting for the CPU or not; {@code -n 20000} read 12-23 us (Open MPI's bench, timing 0.2 s a size,
-     * read 5-8 us), and its first row 48-56 us unless {@code -w 20000} warms it.
-     *
-     * @param nprocs the children.
-     * @param cpus   the CPUs they may run on ({@link #allowedCpus()}); 0 when unknown.
-     * @return a note for the launcher's log when the children outnumber the CPUs, else null.
-     */
-    public static String crowdingNote(final int nprocs, final int cpus)
-    {
-        return cpus <= 0 || nprocs <= cpus ? null : "note: " + nprocs + " processes share " + cpus + " CPUs, so each " +
-            "call waits for the scheduler to run its peers and a row of few calls reads the luck of a scheduler " +
-            "slice (up to milliseconds); -n 20000 -w 20000 or more steadies the small sizes";
     }
 
     /** @return whether children run under {@code taskset}. */
