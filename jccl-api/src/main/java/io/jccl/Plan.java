@@ -1,7 +1,5 @@
 package io.jccl;
 
-import java.util.Objects;
-
 /**
  * How one call runs: algorithm, protocol, transport, channels, threads per block and chunk bytes (the six
  * knobs of DESIGN.md). Every rank of a communicator binds the same plan for the same call.
@@ -98,9 +96,9 @@ public record Plan(Algorithm algorithm, Protocol protocol, TransportKind transpo
             "/t" + threads + "/k" + chunkBytes;
     }
 
-    /** @return a 64-bit hash of {@link #id()} that is the same in every JVM (carried in slot headers). */
+    /** @return the {@link StableHash} of {@link #id()}: the same in every JVM (carried in slot headers). */
     public long stableHash()
     {
-        return Objects.hash(algorithm.id(), protocol.id(), transport.id(), channels, threads, chunkBytes);
+        return StableHash.of(id());
     }
 }

@@ -119,7 +119,13 @@ class OnlineTuningBenchTest
     void shouldAcceptTunerAutoWithSeveralProcesses()
     {
         // rank 0's records reach the other processes' tuners, which publish the same rounds (MultiProcessTest)
-        parse("--tuner", "auto").processes(0, 2).validate();
+        final BenchOptions options = parse("--tuner", "auto").processes(1, 2);
+        options.validate();
+        assertTrue(options.onlineTuning());
+        assertEquals(1, options.processRank());
+        assertEquals(2, options.processCount());
+        assertEquals(Context.TunerMode.AUTO, JcclCommunicatorFactory.context(options).tunerMode(),
+            "the runtime tunes in every process");
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.jccl.autotune;
 
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.Protocol;
+import io.jccl.StableHash;
 import io.jccl.TransportKind;
 
 /**

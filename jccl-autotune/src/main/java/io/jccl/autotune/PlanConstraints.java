@@ -5,6 +5,7 @@ import io.jccl.Collective;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.Plan;
 import io.jccl.Protocol;
+import io.jccl.StableHash;
 import io.jccl.TransportKind;
 import io.jccl.schedules.Generators;
 

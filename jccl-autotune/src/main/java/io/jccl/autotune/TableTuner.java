@@ -6,6 +6,7 @@ import io.jccl.JcclInvalidArgumentException;
 import io.jccl.JcclSystemException;
 import io.jccl.Plan;
 import io.jccl.Protocol;
+import io.jccl.StableHash;
 import io.jccl.TransportKind;
 import io.jccl.schedules.Generators;
 

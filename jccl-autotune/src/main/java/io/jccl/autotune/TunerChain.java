@@ -3,6 +3,7 @@ package io.jccl.autotune;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.JcclSystemException;
 import io.jccl.Plan;
+import io.jccl.StableHash;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -120,9 +121,9 @@ public final class TunerChain implements Tuner
      */
     public long stableHash()
     {
-        long hash = StableHash.mix(StableHash.OFFSET_BASIS, Long.toHexString(constraints.stableHash()));
-        hash = StableHash.mix(hash, table == null ? "no table" : Long.toHexString(table.stableHash()));
-        return StableHash.mix(hash, Long.toHexString(model.calibration().stableHash()));
+        long hash = StableHash.mix(StableHash.OFFSET_BASIS, constraints.stableHash());
+        hash = table == null ? StableHash.mix(hash, "no table") : StableHash.mix(hash, table.stableHash());
+        return StableHash.mix(hash, model.calibration().stableHash());
     }
 
     /** @return what the settings allow. */

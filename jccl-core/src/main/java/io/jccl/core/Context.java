@@ -35,9 +35,8 @@ public final class Context
     /** Calls a rank holds queued at most before the thread submitting one runs calls ({@link #maxQueuedCalls()}). */
     public static final String MAX_QUEUED_CALLS_PROP_NAME = "JCCL_MAX_QUEUED_CALLS";
     /**
-     * Default {@link #maxQueuedCalls()}: 2^22 calls, about 550 MB of them. It guards against running out of memory
-     * and is not meant to set the pace: past the bound a submitter's calls ran slower than unbounded ones in a run of
-     * {@code -n 4000000} (0.45-0.51 us against 0.29-0.35 at 8 bytes between two processes, with a bound of 2^20).
+     * Default {@link #maxQueuedCalls()}: 2^22 calls, about 550 MB of them. It guards against running out of memory;
+     * it is not meant to set the pace, since a submitter past the bound runs calls itself (the README's figures).
      */
     public static final long MAX_QUEUED_CALLS_DEFAULT = 1 << 22;
     /** Algorithms allowed, NCCL's syntax ({@code ring}, {@code tree}, {@code ^tree}, {@code allreduce:tree}). */
@@ -54,7 +53,7 @@ public final class Context
     public static final String NTHREADS_PROP_NAME = PlanConstraints.THREADS_ENV;
     /** Pipelining grain in bytes ({@code 131072}, {@code 128K}). */
     public static final String CHUNK_SIZE_PROP_NAME = PlanConstraints.CHUNK_ENV;
-    /** The chunk a schedule runs with unless one is pinned: 128 KiB (the best staged slot size measured here). */
+    /** The chunk a schedule runs with unless one is pinned: 128 KiB. */
     public static final int CHUNK_SIZE_DEFAULT = 128 * 1024;
     /** Which tuner decides unpinned plans: {@code model}, {@code table} or {@code auto} (the online search). */
     public static final String TUNER_PROP_NAME = "JCCL_TUNER";
@@ -109,9 +108,8 @@ public final class Context
 
     /**
      * @return the calls a rank holds queued at most: a thread that submits one more runs the process's calls until
-     *         one is done, as a full CUDA launch queue makes its launcher wait for a slot. Unbounded, a loop of calls
-     *         never waited on held every one (37 million, 5 GB, in a bench run of {@code -n 40000000}). A thread that
-     *         issues more than this on one rank of its process before it issues the other ranks' must group them, as
+     *         one is done, as a full CUDA launch queue makes its launcher wait for a slot (unbounded, a loop of calls
+     *         never waited on would hold every one in memory). A thread that issues more than this on one rank of its process before it issues the other ranks' must group them, as
      *         NCCL asks.
      */
     public long maxQueuedCalls()

@@ -78,8 +78,8 @@ public final class Jccl
      * @param size    rank count.
      * @param id      the rendezvous of rank 0.
      * @return the communicator.
-     * @throws JcclInvalidUsageException if a rank runs on another host (no network transport yet) or the ranks'
-     *                                    plan settings differ.
+     * @throws JcclInvalidUsageException if the ranks' plan settings differ, or ranks on different hosts carry network
+     *                                    traffic over different wires ({@code JCCL_NET}).
      * @throws io.jccl.JcclTimeoutException if the other ranks do not all join within the context's deadline.
      */
     public static Communicator connect(final Context context, final int rank, final int size, final UniqueId id)
@@ -99,8 +99,8 @@ public final class Jccl
 
     /**
      * Joins a communicator of ranks in several processes, reading rank, size and rendezvous from the environment a
-     * launcher set ({@link LaunchEnvironment}: {@code JCCL_RANK}/{@code JCCL_WORLD_SIZE}, torchrun, Open MPI, PMI or
-     * Slurm; the address from {@code JCCL_COMM_ID}, {@code MASTER_ADDR}/{@code MASTER_PORT} or
+     * launcher set ({@link LaunchEnvironment}: {@code JCCL_RANK}/{@code JCCL_WORLD_SIZE}, torchrun or
+     * {@code bin/jccl-run}, Open MPI, PMI or Slurm; the address from {@code JCCL_COMM_ID}, {@code MASTER_ADDR}/{@code MASTER_PORT} or
      * {@code JCCL_MASTER_ADDR}/{@code JCCL_PORT}), and logs which source won.
      *
      * @param context settings.

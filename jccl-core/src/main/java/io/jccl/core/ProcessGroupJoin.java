@@ -2,6 +2,7 @@ package io.jccl.core;
 
 import io.jccl.Communicator;
 import io.jccl.JcclInvalidUsageException;
+import io.jccl.StableHash;
 import io.jccl.Topology;
 import io.jccl.TransportKind;
 import io.jccl.UniqueId;
@@ -269,9 +270,10 @@ final class ProcessGroupJoin
     private static void checkSameSettings(final Bootstrap bootstrap, final CommGroup group, final int rank)
     {
         // with the online tuner, its settings too: every process must run the same search
-        final long online = group.online == null ? 0 : group.online.config().toString().hashCode();
-        final byte[][] hashes = bootstrap.allGather(ByteBuffer.allocate(Long.BYTES)
-            .putLong((group.tuner.stableHash() * 31 + group.schedules.stableHash()) * 31 + online).array());
+        long settings = StableHash.mix(StableHash.OFFSET_BASIS, group.tuner.stableHash());
+        settings = StableHash.mix(settings, group.schedules.stableHash());
+        settings = StableHash.mix(settings, group.online == null ? "offline" : group.online.config().toString());
+        final byte[][] hashes = bootstrap.allGather(ByteBuffer.allocate(Long.BYTES).putLong(settings).array());
         for (int r = 0; r < hashes.length; r++)
         {
             if (!java.util.Arrays.equals(hashes[r], hashes[rank]))

@@ -2,6 +2,7 @@ package io.jccl.core;
 
 import io.jccl.Collective;
 import io.jccl.JcclInvalidArgumentException;
+import io.jccl.StableHash;
 import io.jccl.schedules.msccl.MscclReader;
 import io.jccl.schedules.msccl.MscclSchedule;
 import io.jccl.schedules.msccl.MscclValidator;
@@ -29,11 +30,11 @@ final class ScheduleRegistry
     /** @return a hash of the registered schedules' programs, the same in every JVM for the same files. */
     long stableHash()
     {
-        long h = schedules.size();
+        long h = StableHash.mix(StableHash.OFFSET_BASIS, schedules.size());
         for (final MscclSchedule schedule : schedules)
         {
-            h = h * 1_000_003 + schedule.program().toString().hashCode();
-            h = h * 1_000_003 + schedule.protocol().id();
+            h = StableHash.mix(h, schedule.program().toString());
+            h = StableHash.mix(h, schedule.protocol().lowerName());
         }
         return h;
     }

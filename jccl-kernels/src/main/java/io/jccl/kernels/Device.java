@@ -3,8 +3,8 @@ package io.jccl.kernels;
 import io.jccl.MemoryKind;
 
 /**
- * A place where a rank's memory lives and its arithmetic runs: host memory with Java reductions, or (later) a CUDA
- * device. Addresses are raw: native host addresses, or device pointers.
+ * A place where a rank's memory lives and its arithmetic runs: host memory with Java reductions, or a CUDA device
+ * (its kernels launched through JCuda). Addresses are raw: native host addresses, or device pointers.
  */
 public interface Device
 {

@@ -6,7 +6,8 @@ import io.jccl.Protocol;
  * How each protocol frames a FIFO slot, with NCCL's buffer sizes (DESIGN.md, "The knobs"), each split into
  * {@link FifoDescriptor#SLOTS} steps.
  * <pre>
- * SIMPLE  slot = payload, published by one release-store of the FIFO's tail counter.
+ * SIMPLE  slot = payload, published by one release-store of the slot's ready flag (data and header with it); the
+ *         FIFO's tail counter advances after it.
  *
  * LL      slot = 8-byte words:  | data (4 bytes) | flag (4 bytes) |  x ceil(payload / 4), at least one word.
  *         Each word is written by one atomic 64-bit release-store, so a reader that sees the flag sees the data.

@@ -1,13 +1,15 @@
-package io.jccl.autotune;
+package io.jccl;
 
 /**
  * FNV-1a, 64 bits, over the UTF-16 code units of a canonical text: the same value in every JVM and on every host
  * (unlike {@link String#hashCode()} folded with identity hashes, or {@code Objects.hash} of enums), so ranks can
- * compare what they were configured with at communicator creation.
+ * compare what they were configured with at communicator creation and tell plans apart in slot headers. The one
+ * hash jccl uses wherever a value must agree across processes.
  */
-final class StableHash
+public final class StableHash
 {
-    static final long OFFSET_BASIS = 0xcbf29ce484222325L;
+    /** FNV-1a's 64-bit offset basis: the hash of nothing. */
+    public static final long OFFSET_BASIS = 0xcbf29ce484222325L;
     private static final long PRIME = 0x100000001b3L;
 
     private StableHash()
@@ -18,7 +20,7 @@ final class StableHash
      * @param text canonical text.
      * @return its FNV-1a hash.
      */
-    static long of(final String text)
+    public static long of(final String text)
     {
         return mix(OFFSET_BASIS, text);
     }
@@ -28,7 +30,7 @@ final class StableHash
      * @param text more canonical text.
      * @return the hash continued over the text.
      */
-    static long mix(final long hash, final String text)
+    public static long mix(final long hash, final String text)
     {
         long h = hash;
         for (int i = 0; i < text.length(); i++)
@@ -38,5 +40,15 @@ final class StableHash
             h = (h ^ (c >>> 8)) * PRIME;
         }
         return h;
+    }
+
+    /**
+     * @param hash  a hash so far.
+     * @param value a number, hashed as its hexadecimal text.
+     * @return the hash continued over it.
+     */
+    public static long mix(final long hash, final long value)
+    {
+        return mix(hash, Long.toHexString(value));
     }
 }
