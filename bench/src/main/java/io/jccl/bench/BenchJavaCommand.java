@@ -1,5 +1,6 @@
 package io.jccl.bench;
 
+import io.jccl.Settings;
 import io.jccl.launch.CpuBinding;
 
 import java.io.File;
@@ -31,7 +32,7 @@ final class BenchJavaCommand
      */
     static final String BOUND_JVM_OPTION = "-Xbatch";
     /** Extra JVM options, words split at white space, as the script reads them. */
-    static final String JAVA_OPTS_ENV_NAME = "JCCL_BENCH_JAVA_OPTS";
+    static final String JAVA_OPTS_ENV_NAME = Settings.BENCH_JAVA_OPTS;
 
     private BenchJavaCommand()
     {

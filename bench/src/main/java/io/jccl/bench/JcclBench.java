@@ -91,7 +91,9 @@ public final class JcclBench
         "       jccl-bench gpu-check [--emulated] [--quick]",
         "         on a GPU (bench/gpu-check.sh): driver and device, copy and sum kernel bandwidth on 1 GiB, every " +
             "collective x type x op on 1, 2 and 4 ranks sharing the GPU compared with the host backend bit for " +
-            "bit; --emulated runs it on the device double");
+            "bit; --emulated runs it on the device double",
+        "       jccl-bench settings",
+        "         every JCCL_* setting jccl reads, with its -Djccl.* property, values, default and effect");
 
     private static final Logger LOG = LoggerFactory.getLogger(JcclBench.class);
 
@@ -214,6 +216,10 @@ public final class JcclBench
         {
             return GpuCheckCommand.run(rest, out, err);
         }
+        if ("settings".equals(args[0]))
+        {
+            return SettingsCommand.run(rest, out, err);
+        }
         final BenchTool tool;
         try
         {
@@ -221,7 +227,7 @@ public final class JcclBench
         }
         catch (final IllegalArgumentException ex)
         {
-            err.println("jccl-bench: " + ex.getMessage() + ", or plot, verify, export (jccl-bench -h)");
+            err.println("jccl-bench: " + ex.getMessage() + ", or plot, verify, export, gpu-check, settings (jccl-bench -h)");
             return EXIT_USAGE;
         }
         final BenchOptions options = new BenchOptions();

@@ -1,5 +1,7 @@
 package io.jccl.bench;
 
+import io.jccl.Settings;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -13,8 +15,6 @@ import java.util.regex.Pattern;
  */
 public final class Sizes
 {
-    private static final Pattern SIZE = Pattern.compile(
-        "\\s*([0-9]*\\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\\s*(?:([kKmMgG])(?:i?[bB])?|[bB])?\\s*");
     private static final Pattern INTEGER = Pattern.compile("\\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)\\s*");
 
     private Sizes()
@@ -59,25 +59,7 @@ public final class Sizes
      */
     public static long parseSize(final String text)
     {
-        final Matcher matcher = text == null ? null : SIZE.matcher(text);
-        if (matcher == null || !matcher.matches())
-        {
-            throw new IllegalArgumentException("'" + text + "' is not a size (a number with an optional K, M or G)");
-        }
-        final double number = Double.parseDouble(matcher.group(1));
-        final String suffix = matcher.group(2);
-        final long unit = suffix == null ? 1 : switch (suffix.toUpperCase(Locale.ROOT))
-        {
-            case "K" -> 1L << 10;
-            case "M" -> 1L << 20;
-            default -> 1L << 30;
-        };
-        final double bytes = number * unit;
-        if (bytes >= 0x1p63)
-        {
-            throw new IllegalArgumentException("'" + text + "' is too large");
-        }
-        return (long)bytes;
+        return Settings.parseBytes(text);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.jccl.autotune;
 
 import io.jccl.JcclInvalidArgumentException;
+import io.jccl.Settings;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -61,33 +62,33 @@ public record OnlineTunerConfig(int holdCalls, int warmupCalls, int budgetCalls,
     int confirmRounds, double confirmMargin, long driftMinMs)
 {
     /** The variable of {@link #holdCalls()}. */
-    public static final String HOLD_ENV = "JCCL_TUNER_HOLD";
+    public static final String HOLD_ENV = Settings.TUNER_HOLD;
     /** The variable of {@link #warmupCalls()}. */
-    public static final String WARMUP_ENV = "JCCL_TUNER_WARMUP";
+    public static final String WARMUP_ENV = Settings.TUNER_WARMUP;
     /** The variable of {@link #budgetCalls()}. */
-    public static final String BUDGET_ENV = "JCCL_TUNER_BUDGET";
+    public static final String BUDGET_ENV = Settings.TUNER_BUDGET;
     /** The variable of {@link #restarts()}. */
-    public static final String RESTARTS_ENV = "JCCL_TUNER_RESTARTS";
+    public static final String RESTARTS_ENV = Settings.TUNER_RESTARTS;
     /** The variable of {@link #buckets()}: {@code pow2} or {@code exact}. */
-    public static final String BUCKETS_ENV = "JCCL_TUNER_BUCKETS";
+    public static final String BUCKETS_ENV = Settings.TUNER_BUCKETS;
     /** The variable of {@link #driftFactor()}. */
-    public static final String DRIFT_FACTOR_ENV = "JCCL_TUNER_DRIFT_FACTOR";
+    public static final String DRIFT_FACTOR_ENV = Settings.TUNER_DRIFT_FACTOR;
     /** The variable of {@link #driftWindow()}. */
-    public static final String DRIFT_WINDOW_ENV = "JCCL_TUNER_DRIFT_WINDOW";
+    public static final String DRIFT_WINDOW_ENV = Settings.TUNER_DRIFT_WINDOW;
     /** The variable of {@link #leadCalls()}. */
-    public static final String LEAD_ENV = "JCCL_TUNER_LEAD";
+    public static final String LEAD_ENV = Settings.TUNER_LEAD;
     /** The variable of {@link #retuneFromBest()}: {@code best} or {@code default}. */
-    public static final String RETUNE_FROM_ENV = "JCCL_TUNER_RETUNE_FROM";
+    public static final String RETUNE_FROM_ENV = Settings.TUNER_RETUNE_FROM;
     /** The variable of {@link #saveFile()}. */
-    public static final String SAVE_FILE_ENV = "JCCL_TUNER_SAVE_FILE";
+    public static final String SAVE_FILE_ENV = Settings.TUNER_SAVE_FILE;
     /** The variable of {@link #seed()}. */
-    public static final String SEED_ENV = "JCCL_TUNER_SEED";
+    public static final String SEED_ENV = Settings.TUNER_SEED;
     /** The variable of {@link #confirmRounds()}. */
-    public static final String CONFIRM_ROUNDS_ENV = "JCCL_TUNER_CONFIRM_ROUNDS";
+    public static final String CONFIRM_ROUNDS_ENV = Settings.TUNER_CONFIRM_ROUNDS;
     /** The variable of {@link #confirmMargin()}. */
-    public static final String CONFIRM_MARGIN_ENV = "JCCL_TUNER_CONFIRM_MARGIN";
+    public static final String CONFIRM_MARGIN_ENV = Settings.TUNER_CONFIRM_MARGIN;
     /** The variable of {@link #driftMinMs()}. */
-    public static final String DRIFT_MIN_MS_ENV = "JCCL_TUNER_DRIFT_MIN_MS";
+    public static final String DRIFT_MIN_MS_ENV = Settings.TUNER_DRIFT_MIN_MS;
     /** Every variable {@link #fromSettings(java.util.Map)} reads, for callers that gather them. */
     public static final java.util.List<String> VARIABLES = java.util.List.of(HOLD_ENV, WARMUP_ENV, BUDGET_ENV,
         RESTARTS_ENV, BUCKETS_ENV, DRIFT_FACTOR_ENV, DRIFT_WINDOW_ENV, LEAD_ENV, RETUNE_FROM_ENV, SAVE_FILE_ENV,

@@ -5,6 +5,7 @@ import io.jccl.Collective;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.Plan;
 import io.jccl.Protocol;
+import io.jccl.Settings;
 import io.jccl.StableHash;
 import io.jccl.TransportKind;
 import io.jccl.schedules.Generators;
@@ -48,19 +49,19 @@ import java.util.function.Function;
 public final class PlanConstraints
 {
     /** The variable that restricts algorithms. */
-    public static final String ALGO_ENV = "JCCL_ALGO";
+    public static final String ALGO_ENV = Settings.ALGO;
     /** The variable that restricts protocols. */
-    public static final String PROTO_ENV = "JCCL_PROTO";
+    public static final String PROTO_ENV = Settings.PROTO;
     /** The variable that pins the transport. */
-    public static final String TRANSPORT_ENV = "JCCL_TRANSPORT";
+    public static final String TRANSPORT_ENV = Settings.TRANSPORT;
     /** The variable that sets the fewest channels. */
-    public static final String MIN_CHANNELS_ENV = "JCCL_MIN_NCHANNELS";
+    public static final String MIN_CHANNELS_ENV = Settings.MIN_NCHANNELS;
     /** The variable that sets the most channels. */
-    public static final String MAX_CHANNELS_ENV = "JCCL_MAX_NCHANNELS";
+    public static final String MAX_CHANNELS_ENV = Settings.MAX_NCHANNELS;
     /** The variable that pins threads per block. */
-    public static final String THREADS_ENV = "JCCL_NTHREADS";
+    public static final String THREADS_ENV = Settings.NTHREADS;
     /** The variable that pins the chunk size. */
-    public static final String CHUNK_ENV = "JCCL_CHUNK_SIZE";
+    public static final String CHUNK_ENV = Settings.CHUNK_SIZE;
 
     /** NCCL's algorithm names that jccl does not have, lower case: dropped with a warning. */
     public static final Set<String> NCCL_ONLY_ALGORITHMS = Set.of("nvls", "nvlstree", "nvls_tree", "collnet",
@@ -71,7 +72,7 @@ public final class PlanConstraints
         "allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv";
     private static final String VALID_ALGORITHMS = "ring, tree, direct";
     private static final String VALID_PROTOCOLS = "simple, ll, ll128";
-    private static final String VALID_CHUNK = "a positive byte count, optionally with a K or M suffix " +
+    private static final String VALID_CHUNK = "a positive byte count, optionally with a K, M or G suffix " +
         "(131072, 128K, 1M), at most " + Integer.MAX_VALUE;
 
     private static final PlanConstraints NONE = new PlanConstraints(fill(EnumSet.allOf(Algorithm.class)),
@@ -152,8 +153,9 @@ public final class PlanConstraints
     }
 
     /**
-     * Parses a size as {@code JCCL_CHUNK_SIZE} takes it: plain bytes, or with a {@code K} (1024) or {@code M}
-     * (1048576) suffix in either case.
+     * Parses a size as {@code JCCL_CHUNK_SIZE} takes it ({@link Settings#parseBytes(String, String)}: bytes with an
+     * optional {@code K}, {@code M} or {@code G} suffix in either case), at least 1 and at most
+     * {@link Integer#MAX_VALUE}.
      *
      * @param variable the variable or field being parsed, for the message.
      * @param value    the text.
@@ -162,20 +164,16 @@ public final class PlanConstraints
      */
     public static int parseChunkBytes(final String variable, final String value)
     {
-        final String text = value == null ? "" : value.strip().toUpperCase(Locale.ROOT);
-        long unit = 1;
-        String digits = text;
-        if (text.endsWith("K") || text.endsWith("M"))
+        final long bytes;
+        try
         {
-            unit = text.endsWith("K") ? 1L << 10 : 1L << 20;
-            digits = text.substring(0, text.length() - 1);
+            bytes = Settings.parseBytes(variable, value);
         }
-        if (digits.isEmpty() || digits.length() > 10 || !digits.chars().allMatch(c -> c >= '0' && c <= '9'))
+        catch (final JcclInvalidArgumentException ex)
         {
             throw new JcclInvalidArgumentException(variable + "='" + value + "' is not a size; valid values: " +
-                VALID_CHUNK);
+                VALID_CHUNK, ex);
         }
-        final long bytes = Long.parseLong(digits) * unit;
         if (bytes < 1 || bytes > Integer.MAX_VALUE)
         {
             throw new JcclInvalidArgumentException(variable + "='" + value + "' is out of range; valid values: " +

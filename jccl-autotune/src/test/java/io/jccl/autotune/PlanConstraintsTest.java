@@ -220,10 +220,12 @@ class PlanConstraintsTest
         assertEquals(1 << 20, PlanConstraints.parseChunkBytes("JCCL_CHUNK_SIZE", "1M"));
         assertEquals(4096, PlanConstraints.parseChunkBytes("JCCL_CHUNK_SIZE", "4096"));
         assertEquals(65536, PlanConstraints.parse(null, null, null, null, null, null, "64K").chunkBytes());
-        for (final String bad : new String[] {"0", "-1", "12G", "K", "1.5M", "4096M", "99999999999"})
+        // every size in jccl reads the same way (io.jccl.Settings.parseBytes): fractions too
+        assertEquals(1_572_864, PlanConstraints.parseChunkBytes("JCCL_CHUNK_SIZE", "1.5M"));
+        for (final String bad : new String[] {"0", "-1", "12G", "K", "4096M", "99999999999"})
         {
             final String message = error(() -> PlanConstraints.parse(null, null, null, null, null, null, bad));
-            assertTrue(message.contains("JCCL_CHUNK_SIZE='" + bad + "'") && message.contains("K or M"), message);
+            assertTrue(message.contains("JCCL_CHUNK_SIZE='" + bad + "'") && message.contains("K, M or G"), message);
         }
     }
 

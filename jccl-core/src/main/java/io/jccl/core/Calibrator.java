@@ -1,5 +1,6 @@
 package io.jccl.core;
 
+import io.jccl.Settings;
 import io.jccl.autotune.Calibration;
 import io.jccl.kernels.HostDevice;
 import org.agrona.UnsafeApi;
@@ -17,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class Calibrator
 {
     /** Set to {@code defaults} to skip the measurement and use {@link Calibration#defaults(int)}. */
-    static final String CALIBRATION_PROP_NAME = "JCCL_CALIBRATION";
+    static final String CALIBRATION_PROP_NAME = Settings.CALIBRATION;
 
     private static final int COPY_BYTES = 8 << 20;
     private static final int COPY_ROUNDS = 3;

@@ -5,6 +5,7 @@ import io.jccl.Collective;
 import io.jccl.Communicator;
 import io.jccl.JcclException;
 import io.jccl.JcclInvalidUsageException;
+import io.jccl.Settings;
 import io.jccl.Topology;
 import io.jccl.TransportKind;
 import io.jccl.autotune.Calibration;
@@ -117,7 +118,7 @@ final class CommGroup
                 context.constraints(), context.calibration(), () -> { }, () -> { }, () -> { });
         }
         // NET pinned in one process: every pair goes through the network transport on this host's loopback
-        final NetTransport net = NetTransport.start(NetConfig.fromEnvironment(System.getenv(), "127.0.0.1",
+        final NetTransport net = NetTransport.start(NetConfig.fromEnvironment(Settings.environment(), "127.0.0.1",
             context.timeoutMs()));
         final String[] endpoints = new String[nRanks];
         java.util.Arrays.fill(endpoints, net.endpoint());

@@ -3,6 +3,7 @@ package io.jccl.core;
 import io.jccl.Algorithm;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.Protocol;
+import io.jccl.Settings;
 import io.jccl.TransportKind;
 import io.jccl.autotune.Calibration;
 import io.jccl.autotune.OnlineTunerConfig;
@@ -29,11 +30,11 @@ import java.util.Map;
 public final class Context
 {
     /** Deadline of every wait, in milliseconds. */
-    public static final String TIMEOUT_MS_PROP_NAME = "JCCL_TIMEOUT_MS";
+    public static final String TIMEOUT_MS_PROP_NAME = Settings.TIMEOUT_MS;
     /** Default deadline: 5 minutes. */
     public static final long TIMEOUT_MS_DEFAULT = 300_000;
     /** Calls a rank holds queued at most before the thread submitting one runs calls ({@link #maxQueuedCalls()}). */
-    public static final String MAX_QUEUED_CALLS_PROP_NAME = "JCCL_MAX_QUEUED_CALLS";
+    public static final String MAX_QUEUED_CALLS_PROP_NAME = Settings.MAX_QUEUED_CALLS;
     /**
      * Default {@link #maxQueuedCalls()}: 2^22 calls, about 550 MB of them. It guards against running out of memory;
      * it is not meant to set the pace, since a submitter past the bound runs calls itself (the README's figures).
@@ -56,17 +57,17 @@ public final class Context
     /** The chunk a schedule runs with unless one is pinned: 128 KiB. */
     public static final int CHUNK_SIZE_DEFAULT = 128 * 1024;
     /** Which tuner decides unpinned plans: {@code model}, {@code table} or {@code auto} (the online search). */
-    public static final String TUNER_PROP_NAME = "JCCL_TUNER";
+    public static final String TUNER_PROP_NAME = Settings.TUNER;
     /** With {@code JCCL_TUNER=auto}: a CSV file that receives every trial (task, call, plan, ns, outcome). */
-    public static final String TUNER_TRACE_PROP_NAME = "JCCL_TUNER_TRACE";
+    public static final String TUNER_TRACE_PROP_NAME = Settings.TUNER_TRACE;
     /** A CSV table in the format of NCCL's example tuner plugin. */
-    public static final String TUNER_CONFIG_FILE_PROP_NAME = "JCCL_TUNER_CONFIG_FILE";
+    public static final String TUNER_CONFIG_FILE_PROP_NAME = Settings.TUNER_CONFIG_FILE;
     /** MSCCL XML schedules to register: files or directories (every {@code *.xml} in them), ':' or ',' separated. */
-    public static final String SCHEDULE_FILES_PROP_NAME = "JCCL_SCHEDULE_FILES";
+    public static final String SCHEDULE_FILES_PROP_NAME = Settings.SCHEDULE_FILES;
     /** Log level of jccl's own diagnostics: {@code WARN} (default), {@code INFO}. */
-    public static final String DEBUG_PROP_NAME = "JCCL_DEBUG";
+    public static final String DEBUG_PROP_NAME = Settings.DEBUG;
     /** Set to 0 to stage the CUDA path between processes of a host through host memory instead of CUDA IPC. */
-    public static final String CUDA_IPC_PROP_NAME = "JCCL_CUDA_IPC";
+    public static final String CUDA_IPC_PROP_NAME = Settings.CUDA_IPC;
 
     private long timeoutMs = longSetting(TIMEOUT_MS_PROP_NAME, TIMEOUT_MS_DEFAULT);
     private long maxQueuedCalls = longSetting(MAX_QUEUED_CALLS_PROP_NAME, MAX_QUEUED_CALLS_DEFAULT);
@@ -526,12 +527,10 @@ public final class Context
         return this;
     }
 
-    /** @return the value of a setting from the system property (lower case, dots) or the environment, or null. */
+    /** @return the value of a setting ({@link Settings#value(String)}): its system property, else its variable. */
     static String setting(final String name)
     {
-        final String property = System.getProperty(name.toLowerCase().replace('_', '.'));
-        final String value = property != null ? property : System.getenv(name);
-        return value == null || value.isBlank() ? null : value.trim();
+        return Settings.value(name);
     }
 
     private static long longSetting(final String name, final long defaultValue)

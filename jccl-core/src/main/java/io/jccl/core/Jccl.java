@@ -4,6 +4,7 @@ import io.jccl.Communicator;
 import io.jccl.HostBuffer;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.JcclInvalidUsageException;
+import io.jccl.Settings;
 import io.jccl.UniqueId;
 import io.jccl.transport.SharedBuffers;
 import io.jccl.transport.bootstrap.LaunchEnvironment;
@@ -109,7 +110,7 @@ public final class Jccl
      */
     public static Communicator connect(final Context context)
     {
-        final LaunchEnvironment env = LaunchEnvironment.resolve(System.getenv());
+        final LaunchEnvironment env = LaunchEnvironment.resolve(Settings.environment());
         LoggerFactory.getLogger("io.jccl").info("jccl rank {}/{} from {}", env.rank(), env.size(), env.source());
         return connect(context, env.rank(), env.size(), env.uniqueId());
     }

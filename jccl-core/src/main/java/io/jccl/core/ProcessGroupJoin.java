@@ -2,6 +2,7 @@ package io.jccl.core;
 
 import io.jccl.Communicator;
 import io.jccl.JcclInvalidUsageException;
+import io.jccl.Settings;
 import io.jccl.StableHash;
 import io.jccl.Topology;
 import io.jccl.TransportKind;
@@ -72,7 +73,7 @@ final class ProcessGroupJoin
             // every rank decides alike: the peer table is the same everywhere and the pins are compared below
             if (topology.hosts() > 1 || context.constraints().transport() == TransportKind.NET)
             {
-                net = NetTransport.start(NetConfig.fromEnvironment(System.getenv(), id.host(), context.timeoutMs()),
+                net = NetTransport.start(NetConfig.fromEnvironment(Settings.environment(), id.host(), context.timeoutMs()),
                     id.secret());
                 net.connect(gatherEndpoints(bootstrap, net, rank));
             }

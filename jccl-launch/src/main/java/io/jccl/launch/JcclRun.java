@@ -1,6 +1,7 @@
 package io.jccl.launch;
 
 import io.jccl.JcclInvalidArgumentException;
+import io.jccl.Settings;
 import io.jccl.UniqueId;
 import io.jccl.transport.bootstrap.LaunchEnvironment;
 import picocli.CommandLine;
@@ -91,7 +92,7 @@ public final class JcclRun implements Callable<Integer>
      */
     public static void main(final String[] args)
     {
-        System.exit(run(args, System.out, System.err, System.getenv()));
+        System.exit(run(args, System.out, System.err, Settings.environment()));
     }
 
     /**

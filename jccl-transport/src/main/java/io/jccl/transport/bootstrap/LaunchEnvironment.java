@@ -2,6 +2,7 @@ package io.jccl.transport.bootstrap;
 
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.JcclSystemException;
+import io.jccl.Settings;
 import io.jccl.UniqueId;
 
 import java.nio.charset.StandardCharsets;
@@ -73,7 +74,8 @@ public final class LaunchEnvironment
 
     /** The one table of launchers, in order of precedence. */
     private static final List<Launcher> LAUNCHERS = List.of(
-        new Launcher("JCCL", "JCCL_RANK", "JCCL_WORLD_SIZE", "JCCL_LOCAL_RANK", "JCCL_LOCAL_WORLD_SIZE", false),
+        new Launcher("JCCL", Settings.RANK, Settings.WORLD_SIZE, Settings.LOCAL_RANK, Settings.LOCAL_WORLD_SIZE,
+            false),
         TORCHRUN,
         new Launcher("Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
             "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE", false),
@@ -81,7 +83,7 @@ public final class LaunchEnvironment
         new Launcher("Slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", null, false));
 
     /** The variable that carries a whole {@link UniqueId}. */
-    public static final String COMM_ID = "JCCL_COMM_ID";
+    public static final String COMM_ID = Settings.COMM_ID;
     /** torchrun's rendezvous host variable. */
     public static final String MASTER_ADDR = "MASTER_ADDR";
     /** torchrun's rendezvous port variable. */
@@ -236,7 +238,7 @@ public final class LaunchEnvironment
                 }
             }
         }
-        names.addAll(List.of(COMM_ID, MASTER_ADDR, MASTER_PORT, "JCCL_MASTER_ADDR", "JCCL_PORT"));
+        names.addAll(List.of(COMM_ID, MASTER_ADDR, MASTER_PORT, Settings.MASTER_ADDR, Settings.PORT));
         return names;
     }
 
@@ -401,15 +403,15 @@ public final class LaunchEnvironment
         }
         final String hostVariable;
         final String portVariable;
-        if (value(env, "MASTER_PORT") != null || value(env, "MASTER_ADDR") != null)
+        if (value(env, MASTER_PORT) != null || value(env, MASTER_ADDR) != null)
         {
-            hostVariable = "MASTER_ADDR";
-            portVariable = "MASTER_PORT";
+            hostVariable = MASTER_ADDR;
+            portVariable = MASTER_PORT;
         }
-        else if (value(env, "JCCL_PORT") != null || value(env, "JCCL_MASTER_ADDR") != null)
+        else if (value(env, Settings.PORT) != null || value(env, Settings.MASTER_ADDR) != null)
         {
-            hostVariable = "JCCL_MASTER_ADDR";
-            portVariable = "JCCL_PORT";
+            hostVariable = Settings.MASTER_ADDR;
+            portVariable = Settings.PORT;
         }
         else
         {
@@ -452,7 +454,7 @@ public final class LaunchEnvironment
                 break;
             }
         }
-        final String secret = value(env, "JCCL_SECRET");
+        final String secret = value(env, Settings.SECRET);
         if (jobVariable == null && secret == null)
         {
             throw new JcclInvalidArgumentException("no shared secret for the rendezvous at " + host + ":" + port +

@@ -1,6 +1,7 @@
 package io.jccl.transport.bootstrap;
 
 import io.jccl.JcclInvalidArgumentException;
+import io.jccl.Settings;
 
 import java.io.DataInput;
 import java.io.DataOutput;
@@ -39,7 +40,7 @@ public record PeerInfo(int rank, String hostname, String bootId, long pid, byte[
     static final int MAX_ENCODED_LENGTH = 4 + 2 * (2 + 3 * MAX_NAME_LENGTH) + 8 + 4 + MAX_ENDPOINT_LENGTH;
 
     /** Variable that overrides the boot id, so ranks on one kernel count as on different hosts. */
-    public static final String HOST_ID_ENV = "JCCL_HOSTID";
+    public static final String HOST_ID_ENV = Settings.HOSTID;
     private static final Path BOOT_ID = Path.of("/proc/sys/kernel/random/boot_id");
     private static final Path HOSTNAME = Path.of("/proc/sys/kernel/hostname");
 
@@ -182,7 +183,7 @@ public record PeerInfo(int rank, String hostname, String bootId, long pid, byte[
     /** @return the kernel's boot id, or {@code ""} where the file is absent or unreadable. */
     static String localBootId()
     {
-        final String hostId = System.getenv(HOST_ID_ENV);
+        final String hostId = Settings.value(HOST_ID_ENV);
         final String id = hostId != null && !hostId.isBlank() ? "hostid:" + hostId.trim() : readTrimmed(BOOT_ID);
         return id.length() > MAX_NAME_LENGTH ? id.substring(0, MAX_NAME_LENGTH) : id;
     }

@@ -2,6 +2,7 @@ package io.jccl.transport.net;
 
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.JcclSystemException;
+import io.jccl.Settings;
 
 import java.io.IOException;
 import java.net.DatagramSocket;
@@ -57,17 +58,17 @@ public record NetConfig(String bindAddress, int mtu, int termLength, int socketB
     }
 
     /** Variable choosing the wire: {@code aeron} or {@code tcp}. */
-    public static final String WIRE_ENV = "JCCL_NET";
+    public static final String WIRE_ENV = Settings.NET;
     /** Variable naming the address to bind. */
-    public static final String SOCKET_ADDR_ENV = "JCCL_SOCKET_ADDR";
+    public static final String SOCKET_ADDR_ENV = Settings.SOCKET_ADDR;
     /** Variable naming the interface to bind. */
-    public static final String SOCKET_IFNAME_ENV = "JCCL_SOCKET_IFNAME";
+    public static final String SOCKET_IFNAME_ENV = Settings.SOCKET_IFNAME;
     /** Variable overriding the MTU. */
-    public static final String MTU_ENV = "JCCL_NET_MTU";
+    public static final String MTU_ENV = Settings.NET_MTU;
     /** Variable overriding the term length. */
-    public static final String TERM_LENGTH_ENV = "JCCL_NET_TERM_LENGTH";
+    public static final String TERM_LENGTH_ENV = Settings.NET_TERM_LENGTH;
     /** Variable naming an external media driver's directory. */
-    public static final String AERON_DIR_ENV = "JCCL_AERON_DIR";
+    public static final String AERON_DIR_ENV = Settings.AERON_DIR;
     /** The default term length. */
     public static final int DEFAULT_TERM_LENGTH = 4 << 20;
     /** The IPv4 and UDP headers a datagram carries besides Aeron's MTU. */
@@ -308,9 +309,7 @@ public record NetConfig(String bindAddress, int mtu, int termLength, int socketB
 
     private static int parseSize(final String name, final String text)
     {
-        final String t = text.trim().toUpperCase(java.util.Locale.ROOT);
-        final int shift = t.endsWith("K") ? 10 : t.endsWith("M") ? 20 : t.endsWith("G") ? 30 : 0;
-        final long value = (long)parseInt(name, shift == 0 ? t : t.substring(0, t.length() - 1)) << shift;
+        final long value = Settings.parseBytes(name, text);
         if (value > Integer.MAX_VALUE)
         {
             throw new JcclInvalidArgumentException(name + "=" + text + " is larger than 1G");
