@@ -550,29 +550,22 @@ public final class MscclReader
             {
                 return null;
             }
-            switch (coll)
+            if (coll.equals("reduce_scatter"))
             {
-                case "allreduce":
-                    return Collective.ALL_REDUCE;
-                case "allgather":
-                    return Collective.ALL_GATHER;
-                case "reducescatter":
-                    return Collective.REDUCE_SCATTER;
-                case "reduce_scatter":
-                    a.cExecutor("coll=\"reduce_scatter\" is the older runtime's spelling; msccl-executor-nccl " +
-                        "and RCCL need \"reducescatter\"");
-                    return Collective.REDUCE_SCATTER;
-                case "alltoall":
-                    return Collective.ALL_TO_ALL;
-                case "broadcast":
-                    return Collective.BROADCAST;
-                case "reduce":
-                    return Collective.REDUCE;
-                default:
-                    a.error("coll=\"" + coll + "\" is not supported (allreduce, allgather, reducescatter or " +
-                        "reduce_scatter, alltoall, broadcast, reduce)");
-                    return null;
+                a.cExecutor("coll=\"reduce_scatter\" is the older runtime's spelling; msccl-executor-nccl and RCCL " +
+                    "need \"reducescatter\"");
+                return Collective.REDUCE_SCATTER;
             }
+            for (final Collective collective : Collective.values())
+            {
+                if (collective.xmlName().equals(coll))
+                {
+                    return collective;
+                }
+            }
+            a.error("coll=\"" + coll + "\" is not supported (allreduce, allgather, reducescatter or reduce_scatter, " +
+                "alltoall, broadcast, reduce)");
+            return null;
         }
 
         private Protocol protocol(final Attrs a)
@@ -582,13 +575,14 @@ public final class MscclReader
             {
                 return null;
             }
-            final Protocol protocol = switch (proto.toLowerCase(java.util.Locale.ROOT))
+            Protocol protocol = null;
+            for (final Protocol p : Protocol.values())
             {
-                case "simple" -> Protocol.SIMPLE;
-                case "ll" -> Protocol.LL;
-                case "ll128" -> Protocol.LL128;
-                default -> null;
-            };
+                if (p.lowerName().equalsIgnoreCase(proto))
+                {
+                    protocol = p;
+                }
+            }
             if (protocol == null)
             {
                 a.error("proto=\"" + proto + "\" is not Simple, LL or LL128");
