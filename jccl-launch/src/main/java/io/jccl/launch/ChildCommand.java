@@ -36,6 +36,12 @@ public final class ChildCommand
     public record World(int nprocs, int nnodes, int nodeRank, String masterAddr, int masterPort, UniqueId commId)
     {
         /**
+         * @param nprocs     processes on this host, at least 1.
+         * @param nnodes     hosts, at least 1.
+         * @param nodeRank   this host, 0..nnodes-1.
+         * @param masterAddr rank 0's host.
+         * @param masterPort the rendezvous port on it.
+         * @param commId     the whole rendezvous with a random secret, or null.
          * @throws IllegalArgumentException naming the flag whose value is out of range.
          */
         public World
