@@ -11,6 +11,7 @@ import io.jccl.TransportKind;
 import io.jccl.autotune.Calibration;
 import io.jccl.autotune.OnlineTuner;
 import io.jccl.autotune.PlanConstraints;
+import io.jccl.autotune.PlanResolver;
 import io.jccl.autotune.TunerChain;
 import io.jccl.kernels.HostDevice;
 import io.jccl.schedules.Generators;
@@ -46,7 +47,7 @@ final class CommGroup
     final long id = NEXT_ID.incrementAndGet();
     /** Rank 0's trials as CSV ({@code JCCL_TUNER_TRACE}), or null; written only by rank 0's driving thread. */
     java.io.BufferedWriter trace;
-    final ScheduleRegistry schedules;
+    final io.jccl.schedules.msccl.ScheduleRegistry schedules;
     /** The CUDA devices the ranks run on, or null on the host backend. */
     final CudaGroup cuda;
     /** Rank 0's tuner records for the other processes (ranks in several processes, {@code JCCL_TUNER=auto}), or null. */
@@ -78,7 +79,7 @@ final class CommGroup
         this.online = context.tunerMode() == Context.TunerMode.AUTO ? OnlineTuning.create(context, tuner, topology) :
             null;
         this.trace = online == null ? null : OnlineTuning.openTrace(context.tunerTraceFile());
-        this.schedules = ScheduleRegistry.load(context.scheduleFiles());
+        this.schedules = io.jccl.schedules.msccl.ScheduleRegistry.load(context.scheduleFiles());
         this.cuda = context.cuda() == null ? null : new CudaGroup(context.cuda(), topology, localRanks, transport,
             context.cudaDevices(), context.cudaIpc());
         this.communicators = new LocalCommunicator[topology.ranks()];
@@ -163,6 +164,16 @@ final class CommGroup
     }
 
     /** @return this process's communicators, by rank. */
+    /**
+     * @param rank a rank of this process.
+     * @return its plan resolver: the group's pins, table, schedules and online tuner, and its device's cost model.
+     */
+    PlanResolver resolver(final int rank)
+    {
+        return new PlanResolver(tuner, schedules, online != null, cuda == null ? null : cuda.costModel(rank),
+            context.chunkBytes(), InProcessTransport::slotLength);
+    }
+
     Communicator[] communicators()
     {
         return java.util.Arrays.stream(communicators).filter(java.util.Objects::nonNull)

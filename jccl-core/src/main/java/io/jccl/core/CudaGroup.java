@@ -167,34 +167,13 @@ final class CudaGroup
     }
 
     /**
-     * The plan as it runs on the GPU where the caller pinned neither channels nor chunk: channels (blocks per
-     * rank) grow with the message, 1 below 64 KiB up to 16, within what the ranks sharing the device leave of its
-     * multiprocessors (two workers per channel at most); pieces fill a FIFO slot, since a GPU moves a slot at once;
-     * LL128, not built for CUDA yet, runs as SIMPLE unless the protocol was pinned; blocks have 512 threads unless
-     * {@code JCCL_NTHREADS} says otherwise.
-     *
-     * @param plan        the tuner's plan.
-     * @param bytes       the call's size (NCCL's nBytes).
-     * @param rank        the rank.
-     * @param constraints what the caller pinned.
-     * @return the plan to run.
+     * @param rank a rank of this process.
+     * @return the device cost model of its device: what a GPU changes in the host tuners' plans.
      */
-    io.jccl.Plan shape(final io.jccl.Plan plan, final long bytes, final int rank,
-        final io.jccl.autotune.PlanConstraints constraints)
+    io.jccl.autotune.DeviceCostModel costModel(final int rank)
     {
-        int channels = plan.channels();
-        if (constraints.minChannels() == 1 && constraints.maxChannels() == io.jccl.Plan.MAX_CHANNELS)
-        {
-            final int fit = Math.max(1, api.multiprocessorCount(device(rank)) / (2 * ranksSharing(rank)));
-            channels = Math.min(fit, bytes < (64 << 10) ? 1 : bytes < (1 << 20) ? 2 : bytes < (16 << 20) ? 4 : 16);
-        }
-        // LL128 is not built for CUDA yet: unless pinned (which then fails naming it), its sizes run SIMPLE
-        final io.jccl.Protocol protocol = plan.protocol() == io.jccl.Protocol.LL128 && constraints.protoSpec() == null ?
-            io.jccl.Protocol.SIMPLE : plan.protocol();
-        final int chunk = constraints.chunkBytes() != 0 ? plan.chunkBytes() :
-            DeviceLayout.payloadBytes(protocol == io.jccl.Protocol.SIMPLE ? 0 : 1);
-        final int threads = constraints.threads() != 0 ? plan.threads() : CudaExecution.DEFAULT_THREADS;
-        return new io.jccl.Plan(plan.algorithm(), protocol, plan.transport(), channels, threads, chunk);
+        return new io.jccl.autotune.DeviceCostModel(api.multiprocessorCount(device(rank)), ranksSharing(rank),
+            DeviceLayout.payloadBytes(0), DeviceLayout.payloadBytes(1), CudaExecution.DEFAULT_THREADS);
     }
 
     /**

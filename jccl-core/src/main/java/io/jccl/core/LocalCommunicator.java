@@ -1,6 +1,5 @@
 package io.jccl.core;
 
-import io.jccl.Algorithm;
 import io.jccl.Buffer;
 import io.jccl.BufferRegistration;
 import io.jccl.Collective;
@@ -16,15 +15,13 @@ import io.jccl.ReduceOp;
 import io.jccl.Stream;
 import io.jccl.TransportKind;
 import io.jccl.Work;
-import io.jccl.autotune.PinnedTuner;
 import io.jccl.autotune.PlanRequest;
+import io.jccl.autotune.PlanResolver;
 import io.jccl.kernels.HostDevice;
 import io.jccl.kernels.HostReducer;
-import io.jccl.schedules.Generators;
 import io.jccl.schedules.Program;
 import io.jccl.schedules.msccl.MscclSchedule;
 import io.jccl.transport.ConnectorCounters;
-import io.jccl.transport.InProcessTransport;
 import io.jccl.transport.SharedBuffers;
 import org.agrona.BufferUtil;
 import org.slf4j.Logger;
@@ -58,6 +55,8 @@ final class LocalCommunicator implements Communicator
     /** Executors per (program, protocol, transport): each holds its connectors, framed and placed accordingly. */
     private final Map<Program, Execution[]> executions = new HashMap<>();
     private final Map<Long, BoundShape> boundShapes = new HashMap<>();
+    /** Who decides each call shape's plan, and the plan (DESIGN.md's precedence). */
+    private final PlanResolver resolver;
     /** With online tuning: how many calls of each task this rank has bound (the index every rank agrees on). */
     private final Map<io.jccl.autotune.TaskKey, long[]> taskCalls = new HashMap<>();
     private BoundShape lastBound;
@@ -100,6 +99,7 @@ final class LocalCommunicator implements Communicator
     {
         this.group = group;
         this.rank = rank;
+        this.resolver = group.resolver(rank);
         this.counters = group.transport.counters().newPart();
         this.maxQueued = group.context.maxQueuedCalls();
     }
@@ -434,7 +434,7 @@ final class LocalCommunicator implements Communicator
                 }
                 takeTaskIndex(call, online, tuned);
                 // the tuner answers with the same plan object call after call: its runnable form is made once
-                tuned = known != null && known.tunedFrom == tuned ? known.plan : runnable(tuned, call.collective);
+                tuned = known != null && known.tunedFrom == tuned ? known.plan : resolver.runnable(tuned, call.collective);
             }
         }
         call.bound = true;
@@ -646,7 +646,7 @@ final class LocalCommunicator implements Communicator
     private OnlineTask onlineTask(final Call call)
     {
         final PlanRequest request = request(call);
-        if (!onlineTuned(call, request))
+        if (resolver.resolve(request, call.inPlace, call.count).source() != PlanResolver.Source.ONLINE)
         {
             return OnlineTask.NONE;
         }
@@ -664,14 +664,6 @@ final class LocalCommunicator implements Communicator
         io.jccl.autotune.OnlineTuner.Task tuning)
     {
         static final OnlineTask NONE = new OnlineTask(null, null, null, null);
-    }
-
-    /** @return true when the online tuner decides the call: no pinned algorithm, no schedule, no table line. */
-    private boolean onlineTuned(final Call call, final PlanRequest request)
-    {
-        return group.tuner.constraints().algoSpec() == null && group.schedules.select(call.collective, size(),
-            call.inPlace, call.count, call.type.byteSize()) == null &&
-            (group.tuner.table() == null || group.tuner.table().lookup(request) == null);
     }
 
     /**
@@ -693,12 +685,15 @@ final class LocalCommunicator implements Communicator
     /** Decides everything about a call shape that does not depend on its buffers: once per shape. */
     private BoundShape bindShape(final Call call, final Plan tuned, final OnlineTask online)
     {
-        final MscclSchedule schedule = tuned != null || group.tuner.constraints().algoSpec() != null ? null :
-            group.schedules.select(call.collective, size(), call.inPlace, call.count, call.type.byteSize());
-        final Plan chosen = tuned != null ? tuned : schedule == null ? plan(call) : schedulePlan(schedule);
-        // the cost model is the host's: on a GPU, unpinned channels and chunk follow the size and the device
-        final Plan plan = group.cuda == null || tuned != null || schedule != null ? chosen :
-            group.cuda.shape(chosen, request(call).bytes(), rank, group.tuner.constraints());
+        // the online tuner's plan, else whoever the resolver says decides the shape
+        final PlanResolver.Resolution resolution = tuned != null ? null :
+            resolver.resolve(request(call), call.inPlace, call.count);
+        final MscclSchedule schedule = resolution == null ? null : resolution.schedule();
+        final Plan plan = tuned != null ? tuned : resolution.plan();
+        if (plan == null)
+        {
+            throw new IllegalStateException("the online tuner decides " + call + " but gave no plan");
+        }
         final Program program = schedule != null ? schedule.program() : group.program(plan.algorithm(),
             call.collective, plan.channels(), call.collective.isRooted() ? call.root : -1);
         final Execution[] byConnection = executions.computeIfAbsent(program,
@@ -740,39 +735,17 @@ final class LocalCommunicator implements Communicator
             if (rank == 0 && schedule == null)
             {
                 final PlanRequest request = request(call);
-                LOG.info("jccl INFO {}\n{}", group.tuner.explain(request), group.tuner.model().describe(request));
+                LOG.info("jccl INFO {}", resolver.explain(request));
             }
         }
         return new BoundShape(call, plan, program, execution, reducer, premul, inputElements, outputElements, online,
             tuned == null ? null : call.tunedPlan);
     }
 
-    /** The plan a schedule runs under: the file's protocol and channels. */
-    private Plan schedulePlan(final MscclSchedule schedule)
-    {
-        final TransportKind transport = group.tuner.constraints().transport();
-        return new Plan(Algorithm.RING, schedule.protocol(), transport == null ? TransportKind.P2P : transport,
-            Math.max(1, schedule.program().channels()), PinnedTuner.HOST_THREADS,
-            Math.min(group.context.chunkBytes(), InProcessTransport.slotLength(schedule.protocol())));
-    }
-
     private PlanRequest request(final Call call)
     {
         final long bytes = call.collective.totalCount(call.count, size()) * call.type.byteSize();
         return new PlanRequest(call.collective, call.type, bytes, size(), group.hosts, 1, false);
-    }
-
-    private Plan plan(final Call call)
-    {
-        return runnable(group.tuner.choose(request(call)), call.collective);
-    }
-
-    /** @return the plan as it runs: the algorithm that runs for the collective, the chunk capped to one slot. */
-    private static Plan runnable(final Plan chosen, final Collective collective)
-    {
-        final int chunkBytes = Math.min(chosen.chunkBytes(), InProcessTransport.slotLength(chosen.protocol()));
-        return new Plan(Generators.effective(chosen.algorithm(), collective), chosen.protocol(),
-            chosen.transport(), chosen.channels(), chosen.threads(), chunkBytes);
     }
 
     private long scratch(final long length)

@@ -160,16 +160,21 @@ class ScheduleExecutionTest
         {
             if (inPlace ? schedule.inPlace() : schedule.outOfPlace())
             {
-                runOnce(comms, schedule, count, op, inPlace);
+                final Work[] works = runOnce(comms, schedule, count, op, inPlace);
                 assertEquals(schedule.program().name(), ((LocalCommunicator)comms[0]).lastProgramName(),
                     "the schedule did not run");
+                for (final Work work : works)
+                {
+                    assertEquals(schedule.name(), work.plan().schedule(), "the plan names the schedule");
+                    assertTrue(work.plan().id().startsWith("schedule:" + schedule.name() + "/"), work.plan()::id);
+                }
             }
         }
         close(comms);
     }
 
     /** Runs one call on every rank with INT32 inputs unique per rank and element, and checks every output. */
-    private static void runOnce(final Communicator[] comms, final MscclSchedule schedule, final long count,
+    private static Work[] runOnce(final Communicator[] comms, final MscclSchedule schedule, final long count,
         final ReduceOp op, final boolean inPlace)
     {
         final int n = comms.length;
@@ -231,6 +236,7 @@ class ScheduleExecutionTest
                 }
             }
         }
+        return works;
     }
 
     private static HostBuffer inPlaceSend(final Collective coll, final HostBuffer recv, final int rank,
