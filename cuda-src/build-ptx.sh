@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# build-ptx.sh [--force]: compiles every cuda-src/*.cu to PTX that CUDA 12 drivers load, into jccl-kernels'
+# build-ptx.sh [--force]: generates the wire contract's files from cuda-src/jccl_wire.def (tools/WireGen.java), then
+# compiles every cuda-src/*.cu to PTX that CUDA 12 drivers load, into jccl-kernels'
 # resources, where it is committed so that machines without nvcc build too. jccl-kernels' pom runs it at
 # generate-resources; run it by hand after changing anything under cuda-src/ (PtxSourceHashTest fails until then).
 #
@@ -37,6 +38,15 @@ do
         *) echo "usage: $0 [--force]" >&2; exit 2 ;;
     esac
 done
+
+# the wire contract first (cuda-src/jccl_wire.def): it regenerates jccl_wire.h here and the Java side's StepWire and
+# DeviceWire where they differ, with or without nvcc; the PTX below then follows the new header
+if command -v java > /dev/null 2>&1
+then
+    java "$root/tools/WireGen.java" "$root"
+else
+    echo "java not found: the wire contract's generated files are left as they are"
+fi
 
 if ! command -v nvcc > /dev/null 2>&1
 then

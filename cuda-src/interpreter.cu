@@ -11,17 +11,19 @@
 // Kernels (extern "C", generated from jccl_types.def): jccl_interp_<proto>_<type>_<op> for reducing collectives and
 // jccl_interp_<proto>_copy for those that only move data. One parameter: the device address of the launch record.
 
+#include <stddef.h>
 #include <stdint.h>
 #include "jccl_arith.cuh"
 #include "jccl_span.cuh"
+#include "jccl_wire.h"
 
 namespace
 {
-// --- layout (DeviceLayout.java) ---------------------------------------------------------------------------------
-constexpr int SLOTS = 8;
-constexpr int RECORD_WIDTH = 8;        // ints per step record (StepDescriptor.WIDTH)
-constexpr int OPS_NONE = -1;           // the copy kernels: no arithmetic
-constexpr uint64_t REGION_ALIGN = 16;  // each chunk of a slot starts 16-byte aligned (payload offsets)
+// --- layout: the wire contract, cuda-src/jccl_wire.def (jccl_wire.h here, DeviceWire.java on the Java side) ---------
+constexpr int SLOTS = (int)jccl_wire::SLOTS;
+constexpr int RECORD_WIDTH = jccl_wire::STEP_WIDTH;               // ints per step record
+constexpr int OPS_NONE = -1;                                      // the copy kernels: no arithmetic
+constexpr uint64_t REGION_ALIGN = jccl_wire::REGION_ALIGN;       // each chunk of a slot starts aligned
 
 struct Launch                          // 128 bytes, at the launch address; blocks follow
 {
@@ -59,22 +61,40 @@ struct RankTable                       // buffers and chunk tables (elements), p
     uint64_t length[3];                // int64 per chunk
 };
 
-// FIFO: tail at 0, head at 64, slot headers {bytes, tag} at 128, data at 256 (wire slot bytes each)
-constexpr uint64_t FIFO_TAIL = 0;
-constexpr uint64_t FIFO_HEAD = 64;
-constexpr uint64_t FIFO_HEADERS = 128;
-constexpr uint64_t FIFO_DATA = 256;
+// the structs are the contract's records, field for field
+static_assert(sizeof(Launch) == jccl_wire::RECORD_BYTES && sizeof(Block) == jccl_wire::RECORD_BYTES, "record size");
+static_assert(sizeof(RankTable) == jccl_wire::RANK_TABLE_BYTES, "rank table size");
+static_assert(offsetof(Launch, blocks) == jccl_wire::L_BLOCKS && offsetof(Launch, elemSize) == jccl_wire::L_ELEM_SIZE &&
+    offsetof(Launch, pieceCount) == jccl_wire::L_PIECE_COUNT &&
+    offsetof(Launch, iterations) == jccl_wire::L_ITERATIONS && offsetof(Launch, scalarF) == jccl_wire::L_SCALAR_F &&
+    offsetof(Launch, scalarI) == jccl_wire::L_SCALAR_I && offsetof(Launch, abortAddr) == jccl_wire::L_ABORT_ADDR &&
+    offsetof(Launch, tag) == jccl_wire::L_TAG && offsetof(Launch, errorAddr) == jccl_wire::L_ERROR_ADDR &&
+    offsetof(Launch, payloadBytes) == jccl_wire::L_PAYLOAD_BYTES, "launch record layout");
+static_assert(offsetof(Block, steps) == jccl_wire::B_STEPS && offsetof(Block, stepCount) == jccl_wire::B_STEP_COUNT &&
+    offsetof(Block, flags) == jccl_wire::B_FLAGS && offsetof(Block, sendFifo) == jccl_wire::B_SEND_FIFO &&
+    offsetof(Block, recvFifo) == jccl_wire::B_RECV_FIFO && offsetof(Block, progress) == jccl_wire::B_PROGRESS &&
+    offsetof(Block, workerIndex) == jccl_wire::B_WORKER_INDEX &&
+    offsetof(Block, rankTable) == jccl_wire::B_RANK_TABLE && offsetof(Block, firstBlock) == jccl_wire::B_FIRST_BLOCK,
+    "block record layout");
 
-// opcodes (Opcode.java ordinals)
-enum : int { NOP = 0, SEND, RECV, RECV_COPY_SEND, RECV_REDUCE_SEND, RECV_REDUCE_COPY, RECV_REDUCE_COPY_SEND, COPY,
-    REDUCE };
+// FIFO: tail counter, head counter, slot headers {bytes, tag}, data (wire slot bytes each)
+constexpr uint64_t FIFO_TAIL = jccl_wire::FIFO_TAIL;
+constexpr uint64_t FIFO_HEAD = jccl_wire::FIFO_HEAD;
+constexpr uint64_t FIFO_HEADERS = jccl_wire::FIFO_HEADERS;
+constexpr uint64_t FIFO_DATA = jccl_wire::FIFO_DATA;
+
+// opcodes: their ids in step records
+enum : int { NOP = jccl_wire::OP_NOP, SEND = jccl_wire::OP_SEND, RECV = jccl_wire::OP_RECV,
+    RECV_COPY_SEND = jccl_wire::OP_RECV_COPY_SEND, RECV_REDUCE_SEND = jccl_wire::OP_RECV_REDUCE_SEND,
+    RECV_REDUCE_COPY = jccl_wire::OP_RECV_REDUCE_COPY, RECV_REDUCE_COPY_SEND = jccl_wire::OP_RECV_REDUCE_COPY_SEND,
+    COPY = jccl_wire::OP_COPY, REDUCE = jccl_wire::OP_REDUCE };
 
 constexpr int PROTO_SIMPLE = 0;
 constexpr int PROTO_LL = 1;
 
-// error codes written at errorAddr (DeviceLayout.ERROR_*)
-constexpr uint64_t ERROR_TAG = 1;
-constexpr uint64_t ERROR_LENGTH = 2;
+// error codes written at errorAddr
+constexpr uint64_t ERROR_TAG = jccl_wire::ERROR_TAG;
+constexpr uint64_t ERROR_LENGTH = jccl_wire::ERROR_LENGTH;
 
 __device__ __forceinline__ uint64_t loadVolatile(const uint64_t* p)
 {
@@ -330,18 +350,19 @@ __device__ void interpret(const Launch* L)
         for (int step = 0; step < stepCount; step++)
         {
             const int32_t* rec = records + step * RECORD_WIDTH;
-            const int op = rec[0];
-            const bool receives = op >= RECV && op <= RECV_REDUCE_COPY_SEND;
+            const int op = rec[jccl_wire::STEP_OPCODE];
+            const bool receives = op == RECV || op == RECV_COPY_SEND || op == RECV_REDUCE_SEND ||
+                op == RECV_REDUCE_COPY || op == RECV_REDUCE_COPY_SEND;
             const bool sends = op == SEND || op == RECV_COPY_SEND || op == RECV_REDUCE_SEND ||
                 op == RECV_REDUCE_COPY_SEND;
             if (threadIdx.x == 0)
             {
                 int spins = 0;
-                const int depWorker = rec[6];
+                const int depWorker = rec[jccl_wire::STEP_DEP_WORKER];
                 if (depWorker >= 0)
                 {
                     const Block* dep = blocks + B->firstBlock + depWorker;
-                    const uint64_t target = it * dep->stepCount + (uint64_t)rec[7] + 1;
+                    const uint64_t target = it * dep->stepCount + (uint64_t)rec[jccl_wire::STEP_DEP_STEP] + 1;
                     const uint64_t* counter = (const uint64_t*)B->progress + depWorker;
                     while (loadVolatile(counter) < target && !stop)
                     {
@@ -395,17 +416,17 @@ __device__ void interpret(const Launch* L)
             }
             if (op != NOP)
             {
-                const int srcBuffer = rec[1];
-                const int srcChunk = rec[2];
-                const int dstBuffer = rec[3];
-                const int dstChunk = rec[4];
-                const int chunkCount = rec[5];
+                const int srcBuffer = rec[jccl_wire::STEP_SRC_BUFFER];
+                const int srcChunk = rec[jccl_wire::STEP_SRC_CHUNK];
+                const int dstBuffer = rec[jccl_wire::STEP_DST_BUFFER];
+                const int dstChunk = rec[jccl_wire::STEP_DST_CHUNK];
+                const int chunkCount = rec[jccl_wire::STEP_CHUNK_COUNT];
                 const bool readsSource = op == SEND || op == RECV_REDUCE_SEND || op == RECV_REDUCE_COPY ||
                     op == RECV_REDUCE_COPY_SEND || op == COPY || op == REDUCE;
                 const bool writesDestination = op == RECV || op == RECV_COPY_SEND || op == RECV_REDUCE_COPY ||
                     op == RECV_REDUCE_COPY_SEND || op == COPY || op == REDUCE;
-                const bool premulSrc = (flags[step] & 1) != 0;
-                const bool premulDst = (flags[step] & 2) != 0;
+                const bool premulSrc = (flags[step] & jccl_wire::FLAG_PREMUL_SOURCE) != 0;
+                const bool premulDst = (flags[step] & jccl_wire::FLAG_PREMUL_DESTINATION) != 0;
                 const uint64_t inSlot = recvHead % SLOTS;
                 const uint64_t outSlot = sendTail % SLOTS;
                 const char* inData = receives ? recvFifo + FIFO_DATA + inSlot * wireSlot : nullptr;

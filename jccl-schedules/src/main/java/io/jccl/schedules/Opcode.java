@@ -8,26 +8,37 @@ package io.jccl.schedules;
 public enum Opcode
 {
     /** Nothing: a dependency point. */
-    NOP("nop", false, false, false, false, false),
+    NOP(StepWire.OP_NOP, false, false, false, false, false),
     /** Send the source chunk. */
-    SEND("s", false, true, true, false, false),
+    SEND(StepWire.OP_SEND, false, true, true, false, false),
     /** Receive into the destination chunk. */
-    RECV("r", true, false, false, true, false),
+    RECV(StepWire.OP_RECV, true, false, false, true, false),
     /** Receive into the destination chunk and forward what was received. */
-    RECV_COPY_SEND("rcs", true, true, false, true, false),
+    RECV_COPY_SEND(StepWire.OP_RECV_COPY_SEND, true, true, false, true, false),
     /** Receive, reduce with the source chunk and send the result (not stored locally). */
-    RECV_REDUCE_SEND("rrs", true, true, true, false, true),
+    RECV_REDUCE_SEND(StepWire.OP_RECV_REDUCE_SEND, true, true, true, false, true),
     /** Receive, reduce with the source chunk and store into the destination chunk. */
-    RECV_REDUCE_COPY("rrc", true, false, true, true, true),
+    RECV_REDUCE_COPY(StepWire.OP_RECV_REDUCE_COPY, true, false, true, true, true),
     /** Receive, reduce with the source chunk, store into the destination chunk and send the result. */
-    RECV_REDUCE_COPY_SEND("rrcs", true, true, true, true, true),
+    RECV_REDUCE_COPY_SEND(StepWire.OP_RECV_REDUCE_COPY_SEND, true, true, true, true, true),
     /** Copy the source chunk to the destination chunk. */
-    COPY("cpy", false, false, true, true, false),
+    COPY(StepWire.OP_COPY, false, false, true, true, false),
     /** Reduce the source chunk into the destination chunk: dst = op(dst, src). */
-    REDUCE("re", false, false, true, true, true);
+    REDUCE(StepWire.OP_REDUCE, false, false, true, true, true);
 
     private static final Opcode[] VALUES = values();
+    /** The opcodes by their id in step records (cuda-src/jccl_wire.def). */
+    private static final Opcode[] BY_ID = new Opcode[StepWire.MSCCL_NAMES.length];
 
+    static
+    {
+        for (final Opcode op : VALUES)
+        {
+            BY_ID[op.id] = op;
+        }
+    }
+
+    private final int id;
     private final String mscclName;
     private final boolean receives;
     private final boolean sends;
@@ -35,15 +46,22 @@ public enum Opcode
     private final boolean writesDestination;
     private final boolean reduces;
 
-    Opcode(final String mscclName, final boolean receives, final boolean sends, final boolean readsSource,
+    Opcode(final int id, final boolean receives, final boolean sends, final boolean readsSource,
         final boolean writesDestination, final boolean reduces)
     {
-        this.mscclName = mscclName;
+        this.id = id;
+        this.mscclName = StepWire.MSCCL_NAMES[id];
         this.receives = receives;
         this.sends = sends;
         this.readsSource = readsSource;
         this.writesDestination = writesDestination;
         this.reduces = reduces;
+    }
+
+    /** @return the id step records carry, from the wire contract (cuda-src/jccl_wire.def). */
+    public int id()
+    {
+        return id;
     }
 
     /** @return the name MSCCL XML uses ({@code rrcs}, ...). */
@@ -83,12 +101,12 @@ public enum Opcode
     }
 
     /**
-     * @param ordinal an ordinal as stored in step records.
-     * @return the opcode of an ordinal, as stored in step records.
+     * @param id an opcode's id, as stored in step records.
+     * @return the opcode of that id.
      */
-    public static Opcode of(final int ordinal)
+    public static Opcode of(final int id)
     {
-        return VALUES[ordinal];
+        return BY_ID[id];
     }
 
     /**

@@ -180,7 +180,7 @@ public final class Worker
                 records = Arrays.copyOf(records, records.length * 2);
             }
             final int base = steps * StepDescriptor.WIDTH;
-            records[base + StepDescriptor.OPCODE] = op.ordinal();
+            records[base + StepDescriptor.OPCODE] = op.id();
             records[base + StepDescriptor.SRC_BUFFER] = src == null ? 0 : src.ordinal();
             records[base + StepDescriptor.SRC_CHUNK] = srcChunk;
             records[base + StepDescriptor.DST_BUFFER] = dst == null ? 0 : dst.ordinal();

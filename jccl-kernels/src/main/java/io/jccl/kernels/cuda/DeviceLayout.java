@@ -14,72 +14,73 @@ package io.jccl.kernels.cuda;
  * </pre>
  * SIMPLE slots hold the payload; LL slots hold {@code {uint32 data, uint32 flag}} words, two per 8 payload bytes, the
  * flag being the slot's sequence number plus one (low 32 bits). Each chunk of a step starts at a 16-byte aligned
- * payload offset of the slot.
+ * payload offset of the slot. Every number here comes from the wire contract, {@code cuda-src/jccl_wire.def}, which
+ * generates {@link DeviceWire} and the kernel's {@code jccl_wire.h} alike.
  */
 public final class DeviceLayout
 {
     /** Slots per FIFO. */
-    public static final int SLOTS = 8;
+    public static final int SLOTS = DeviceWire.SLOTS;
     /** Bytes of the launch record and of each block record. */
-    public static final int RECORD_BYTES = 128;
+    public static final int RECORD_BYTES = DeviceWire.RECORD_BYTES;
     /** Launch record: number of block records. */
-    public static final int L_BLOCKS = 0;
+    public static final int L_BLOCKS = DeviceWire.L_BLOCKS;
     /** Launch record: bytes per element. */
-    public static final int L_ELEM_SIZE = 8;
+    public static final int L_ELEM_SIZE = DeviceWire.L_ELEM_SIZE;
     /** Launch record: elements per piece. */
-    public static final int L_PIECE_COUNT = 16;
+    public static final int L_PIECE_COUNT = DeviceWire.L_PIECE_COUNT;
     /** Launch record: pipeline iterations. */
-    public static final int L_ITERATIONS = 24;
+    public static final int L_ITERATIONS = DeviceWire.L_ITERATIONS;
     /** Launch record: the op's floating scalar. */
-    public static final int L_SCALAR_F = 32;
+    public static final int L_SCALAR_F = DeviceWire.L_SCALAR_F;
     /** Launch record: the op's integer scalar. */
-    public static final int L_SCALAR_I = 40;
+    public static final int L_SCALAR_I = DeviceWire.L_SCALAR_I;
     /** Launch record: address of the uint32 abort flag. */
-    public static final int L_ABORT_ADDR = 48;
+    public static final int L_ABORT_ADDR = DeviceWire.L_ABORT_ADDR;
     /** Launch record: the call's tag carried in SIMPLE slot headers. */
-    public static final int L_TAG = 56;
+    public static final int L_TAG = DeviceWire.L_TAG;
     /** Launch record: address of the uint64 error word. */
-    public static final int L_ERROR_ADDR = 64;
+    public static final int L_ERROR_ADDR = DeviceWire.L_ERROR_ADDR;
     /** Launch record: payload bytes of one slot. */
-    public static final int L_PAYLOAD_BYTES = 72;
+    public static final int L_PAYLOAD_BYTES = DeviceWire.L_PAYLOAD_BYTES;
     /** Block record: address of the step records. */
-    public static final int B_STEPS = 0;
+    public static final int B_STEPS = DeviceWire.B_STEPS;
     /** Block record: step count. */
-    public static final int B_STEP_COUNT = 8;
+    public static final int B_STEP_COUNT = DeviceWire.B_STEP_COUNT;
     /** Block record: address of the per-step flags. */
-    public static final int B_FLAGS = 16;
+    public static final int B_FLAGS = DeviceWire.B_FLAGS;
     /** Block record: the FIFO this worker sends into, 0 if none. */
-    public static final int B_SEND_FIFO = 24;
+    public static final int B_SEND_FIFO = DeviceWire.B_SEND_FIFO;
     /** Block record: the FIFO this worker receives from, 0 if none. */
-    public static final int B_RECV_FIFO = 32;
+    public static final int B_RECV_FIFO = DeviceWire.B_RECV_FIFO;
     /** Block record: address of the rank's progress counters. */
-    public static final int B_PROGRESS = 40;
+    public static final int B_PROGRESS = DeviceWire.B_PROGRESS;
     /** Block record: the worker's index in its rank. */
-    public static final int B_WORKER_INDEX = 48;
+    public static final int B_WORKER_INDEX = DeviceWire.B_WORKER_INDEX;
     /** Block record: address of the rank table. */
-    public static final int B_RANK_TABLE = 56;
+    public static final int B_RANK_TABLE = DeviceWire.B_RANK_TABLE;
     /** Block record: index of the rank's first block in the launch. */
-    public static final int B_FIRST_BLOCK = 64;
+    public static final int B_FIRST_BLOCK = DeviceWire.B_FIRST_BLOCK;
     /** Rank table bytes: base, start and length addresses for three buffers. */
-    public static final int RANK_TABLE_BYTES = 9 * 8;
+    public static final int RANK_TABLE_BYTES = DeviceWire.RANK_TABLE_BYTES;
     /** Step flag: premultiply what the step reads from its source. */
-    public static final int FLAG_PREMUL_SOURCE = 1;
+    public static final int FLAG_PREMUL_SOURCE = DeviceWire.FLAG_PREMUL_SOURCE;
     /** Step flag: premultiply what a REDUCE step reads from its destination. */
-    public static final int FLAG_PREMUL_DESTINATION = 2;
+    public static final int FLAG_PREMUL_DESTINATION = DeviceWire.FLAG_PREMUL_DESTINATION;
     /** FIFO: the tail counter (slots published). */
-    public static final int FIFO_TAIL = 0;
+    public static final int FIFO_TAIL = DeviceWire.FIFO_TAIL;
     /** FIFO: the head counter (slots consumed). */
-    public static final int FIFO_HEAD = 64;
+    public static final int FIFO_HEAD = DeviceWire.FIFO_HEAD;
     /** FIFO: slot headers, 16 bytes each. */
-    public static final int FIFO_HEADERS = 128;
+    public static final int FIFO_HEADERS = DeviceWire.FIFO_HEADERS;
     /** FIFO: slot data. */
-    public static final int FIFO_DATA = 256;
+    public static final int FIFO_DATA = DeviceWire.FIFO_DATA;
     /** Payload offsets of a slot's chunks are multiples of this. */
-    public static final int REGION_ALIGN = 16;
+    public static final int REGION_ALIGN = DeviceWire.REGION_ALIGN;
     /** Error word: a slot of another call or plan arrived. */
-    public static final long ERROR_TAG = 1;
+    public static final long ERROR_TAG = DeviceWire.ERROR_TAG;
     /** Error word: a slot of an unexpected length arrived. */
-    public static final long ERROR_LENGTH = 2;
+    public static final long ERROR_LENGTH = DeviceWire.ERROR_LENGTH;
     /** Payload bytes of a SIMPLE slot (NCCL's 4 MiB buffer in 8 steps). */
     public static final int SIMPLE_PAYLOAD = (4 << 20) / SLOTS;
     /** Payload bytes of an LL slot (NCCL's 512 KiB buffer in 8 steps, half of it flags). */

@@ -16,15 +16,15 @@ import static io.jccl.kernels.cuda.DeviceLayout.*;
  */
 final class EmulatedInterpreter
 {
-    private static final int NOP = 0;
-    private static final int SEND = 1;
-    private static final int RECV = 2;
-    private static final int RECV_COPY_SEND = 3;
-    private static final int RECV_REDUCE_SEND = 4;
-    private static final int RECV_REDUCE_COPY = 5;
-    private static final int RECV_REDUCE_COPY_SEND = 6;
-    private static final int COPY = 7;
-    private static final int REDUCE = 8;
+    private static final int NOP = DeviceWire.OP_NOP;
+    private static final int SEND = DeviceWire.OP_SEND;
+    private static final int RECV = DeviceWire.OP_RECV;
+    private static final int RECV_COPY_SEND = DeviceWire.OP_RECV_COPY_SEND;
+    private static final int RECV_REDUCE_SEND = DeviceWire.OP_RECV_REDUCE_SEND;
+    private static final int RECV_REDUCE_COPY = DeviceWire.OP_RECV_REDUCE_COPY;
+    private static final int RECV_REDUCE_COPY_SEND = DeviceWire.OP_RECV_REDUCE_COPY_SEND;
+    private static final int COPY = DeviceWire.OP_COPY;
+    private static final int REDUCE = DeviceWire.OP_REDUCE;
 
     private final int protocol;
     private final long launch;
@@ -175,17 +175,18 @@ final class EmulatedInterpreter
 
         private int field(final int f)
         {
-            return UnsafeApi.getInt(steps + 4L * (step * 8L + f));
+            return UnsafeApi.getInt(steps + 4L * ((long)step * DeviceWire.STEP_WIDTH + f));
         }
 
         private boolean ready()
         {
-            final int op = field(0);
-            final int depWorker = field(6);
+            final int op = field(DeviceWire.STEP_OPCODE);
+            final int depWorker = field(DeviceWire.STEP_DEP_WORKER);
             if (depWorker >= 0)
             {
                 final long dep = launch + RECORD_BYTES + (firstBlock + depWorker) * RECORD_BYTES;
-                final long target = iteration * UnsafeApi.getLong(dep + B_STEP_COUNT) + field(7) + 1;
+                final long target = iteration * UnsafeApi.getLong(dep + B_STEP_COUNT) +
+                    field(DeviceWire.STEP_DEP_STEP) + 1;
                 if (UnsafeApi.getLongVolatile(null, progress + 8L * depWorker) < target)
                 {
                     return false;
@@ -210,16 +211,16 @@ final class EmulatedInterpreter
         /** @return false when an LL step's words have not all arrived (nothing was done). */
         private boolean execute()
         {
-            final int op = field(0);
+            final int op = field(DeviceWire.STEP_OPCODE);
             if (op == NOP)
             {
                 return true;
             }
-            final int srcBuffer = field(1);
-            final int srcChunk = field(2);
-            final int dstBuffer = field(3);
-            final int dstChunk = field(4);
-            final int chunkCount = field(5);
+            final int srcBuffer = field(DeviceWire.STEP_SRC_BUFFER);
+            final int srcChunk = field(DeviceWire.STEP_SRC_CHUNK);
+            final int dstBuffer = field(DeviceWire.STEP_DST_BUFFER);
+            final int dstChunk = field(DeviceWire.STEP_DST_CHUNK);
+            final int chunkCount = field(DeviceWire.STEP_CHUNK_COUNT);
             final int stepFlags = UnsafeApi.getByte(flags + step) & 0xff;
             final boolean premulSrc = (stepFlags & FLAG_PREMUL_SOURCE) != 0;
             final boolean premulDst = (stepFlags & FLAG_PREMUL_DESTINATION) != 0;
@@ -388,7 +389,8 @@ final class EmulatedInterpreter
 
     private static boolean receives(final int op)
     {
-        return op >= RECV && op <= RECV_REDUCE_COPY_SEND;
+        return op == RECV || op == RECV_COPY_SEND || op == RECV_REDUCE_SEND || op == RECV_REDUCE_COPY ||
+            op == RECV_REDUCE_COPY_SEND;
     }
 
     private static boolean sends(final int op)
