@@ -1,16 +1,12 @@
 package io.jccl.bench;
 
 import io.jccl.Protocol;
+import io.jccl.schedules.msccl.MscclFile;
 import io.jccl.schedules.msccl.MscclFormatException;
-import io.jccl.schedules.msccl.MscclProblem;
-import io.jccl.schedules.msccl.MscclReader;
 import io.jccl.schedules.msccl.MscclSchedule;
-import io.jccl.schedules.msccl.MscclSemanticCheck;
-import io.jccl.schedules.msccl.MscclValidator;
 import io.jccl.schedules.msccl.MscclVerdict;
 
 import java.nio.file.Path;
-import java.util.List;
 
 /**
  * The MSCCL XML schedule of a {@code *_perf} run ({@code --schedule FILE}), loaded by the bench itself so that it can
@@ -46,22 +42,21 @@ public final class BenchSchedule
      */
     public static BenchSchedule load(final Path file, final BenchTool tool, final int nRanks)
     {
-        final MscclSchedule schedule;
+        final MscclFile checked;
         try
         {
-            schedule = new MscclReader().read(file);
+            checked = MscclFile.read(file, false);
         }
         catch (final MscclFormatException ex)
         {
             throw new IllegalArgumentException("--schedule " + ex.getMessage());
         }
-        final List<MscclProblem> errors = MscclValidator.check(schedule, false).stream()
-            .filter(MscclProblem::isError).toList();
-        if (!errors.isEmpty())
+        if (!checked.valid())
         {
-            throw new IllegalArgumentException("--schedule " + new MscclFormatException(file.toString(), errors)
-                .getMessage());
+            throw new IllegalArgumentException("--schedule " + new MscclFormatException(file.toString(),
+                checked.errors()).getMessage());
         }
+        final MscclSchedule schedule = checked.schedule();
         if (schedule.collective() != tool.collective())
         {
             throw new IllegalArgumentException("--schedule " + file + " computes " +
@@ -73,7 +68,7 @@ public final class BenchSchedule
             throw new IllegalArgumentException("--schedule " + file + " is for ngpus=" + schedule.ngpus() +
                 " ranks, but this run has " + nRanks + " (-t x -g); it would never apply");
         }
-        return new BenchSchedule(file, schedule, MscclSemanticCheck.check(schedule));
+        return new BenchSchedule(file, schedule, checked.verdict());
     }
 
     /** @return the loaded schedule. */

@@ -9,11 +9,11 @@ import io.jccl.schedules.BufferKind;
 import io.jccl.schedules.ChunkLayout;
 import io.jccl.schedules.Generators;
 import io.jccl.schedules.Program;
+import io.jccl.schedules.msccl.MscclFile;
 import io.jccl.schedules.msccl.MscclFormatException;
 import io.jccl.schedules.msccl.MscclProblem;
 import io.jccl.schedules.msccl.MscclReader;
 import io.jccl.schedules.msccl.MscclSchedule;
-import io.jccl.schedules.msccl.MscclValidator;
 import io.jccl.schedules.msccl.MscclWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -135,7 +135,7 @@ public final class ExportCommand
                 "program (" + difference + "); nothing written");
             return EXIT_ROUND_TRIP;
         }
-        for (final MscclProblem warning : MscclValidator.check(new MscclReader().readString(xml, "export"), true))
+        for (final MscclProblem warning : MscclFile.read(xml, "export", true).problems())
         {
             err.println("jccl-bench export: " + warning);
         }

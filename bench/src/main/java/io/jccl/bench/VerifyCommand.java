@@ -1,11 +1,9 @@
 package io.jccl.bench;
 
+import io.jccl.schedules.msccl.MscclFile;
 import io.jccl.schedules.msccl.MscclFormatException;
 import io.jccl.schedules.msccl.MscclProblem;
-import io.jccl.schedules.msccl.MscclReader;
 import io.jccl.schedules.msccl.MscclSchedule;
-import io.jccl.schedules.msccl.MscclSemanticCheck;
-import io.jccl.schedules.msccl.MscclValidator;
 import io.jccl.schedules.msccl.MscclVerdict;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -19,8 +17,8 @@ import java.util.List;
 /**
  * {@code jccl-bench verify [--strict] FILE...}: what a schedule's author needs to know about MSCCL XML files. For
  * each file, one line {@code <file>: OK}, {@code INVALID} or {@code WRONG} with the file's declaration, then every
- * problem with its line and element path (the reader's and {@link MscclValidator}'s, all in one pass), then the
- * verdict of {@link MscclSemanticCheck} (whether the file computes the collective it declares, naming the first
+ * problem with its line and element path (the reader's and the validator's, all in one pass: {@link MscclFile}), then
+ * the semantic verdict (whether the file computes the collective it declares, naming the first
  * wrong chunk and rank). {@code --strict} adds what MSCCL's C executors would refuse, as warnings: they are printed
  * but do not fail the file, since jccl runs it.
  * <p>
@@ -112,10 +110,10 @@ public final class VerifyCommand
      */
     static Outcome verify(final Path file, final boolean strict, final PrintStream out)
     {
-        final MscclSchedule schedule;
+        final MscclFile checked;
         try
         {
-            schedule = new MscclReader().read(file);
+            checked = MscclFile.read(file, strict);
         }
         catch (final MscclFormatException ex)
         {
@@ -124,8 +122,9 @@ public final class VerifyCommand
             out.println("  semantic: not evaluated, the file cannot be read");
             return Outcome.INVALID;
         }
-        final List<MscclProblem> problems = MscclValidator.check(schedule, strict);
-        final long errors = problems.stream().filter(MscclProblem::isError).count();
+        final MscclSchedule schedule = checked.schedule();
+        final List<MscclProblem> problems = checked.problems();
+        final long errors = checked.errors().size();
         if (errors != 0)
         {
             out.println(file + ": INVALID (" + count(errors, "error") + ") " + declaration(schedule));
@@ -133,7 +132,7 @@ public final class VerifyCommand
             out.println("  semantic: not evaluated, the file is invalid");
             return Outcome.INVALID;
         }
-        final MscclVerdict verdict = MscclSemanticCheck.check(schedule);
+        final MscclVerdict verdict = checked.verdict();
         out.println(file + ": " + (verdict.correct() ? "OK" : "WRONG") + " " + declaration(schedule));
         printProblems(problems, out);
         out.println("  semantic: " + verdict.summary());

@@ -51,10 +51,8 @@ public final class ScheduleRegistry
         {
             for (final Path file : files(path))
             {
-                // the reader and the validator throw MscclFormatException (an invalid argument) listing every error
-                final MscclSchedule schedule = new MscclReader().read(file);
-                MscclValidator.validate(schedule);
-                schedules.add(schedule);
+                // the reader and the check throw MscclFormatException (an invalid argument) listing every error
+                schedules.add(MscclFile.read(file, false).requireValid());
             }
         }
         return new ScheduleRegistry(List.copyOf(schedules));
