@@ -11,11 +11,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.nio.channels.ClosedSelectorException;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,8 +28,6 @@ import static io.jccl.transport.bootstrap.BootstrapProtocol.GATHER_FAILED;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.GOODBYE;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.MAX_FRAME_FROM_ROOT;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.NOTICE;
-import static io.jccl.transport.bootstrap.BootstrapProtocol.RANK_DIED;
-import static io.jccl.transport.bootstrap.BootstrapProtocol.RANK_LEFT;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.encode;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.typeName;
 
@@ -43,10 +37,13 @@ import static io.jccl.transport.bootstrap.BootstrapProtocol.typeName;
  * present the id's secret; every other rank connects to it, retrying until the deadline since rank 0 may start last.
  * Once every rank is in, each receives the table of all ranks' {@link PeerInfo}.
  * <p>
- * Afterwards one daemon thread per process watches the control connections. A peer that vanishes without a goodbye
- * (its process died, its host went away) is reported to the consumer set with {@link #onPeerFailure(Consumer)}:
- * rank 0 sees the end of that rank's connection and tells the others; the others see the end of rank 0's. A
- * {@link #close()} says goodbye first, so it is never reported as a failure.
+ * Afterwards one daemon thread per process watches the control connections (the package's {@code PeerWatch}, which
+ * hands the all-gather and notice frames back to this class). A peer that vanishes without a goodbye (its process
+ * died, its host went away) is reported to the consumer set with {@link #onPeerFailure(Consumer)}: rank 0 sees the
+ * end of that rank's connection and tells the others; the others see the end of rank 0's. A {@link #close()} says
+ * goodbye first, so it is never reported as a failure. What the watch thread shares with the callers (the
+ * contributions and answers that arrived, who is gone and why) is kept under one lock, whose condition wakes the
+ * waiting all-gathers and close.
  * <p>
  * {@link #allGather(byte[])} and {@link #barrier()} go through rank 0 and wait at most the timeout given to
  * {@link #connect(UniqueId, int, int, PeerInfo, long)}; every rank must make the same sequence of these calls.
@@ -75,20 +72,15 @@ public final class Bootstrap implements AutoCloseable
     private final long timeoutMs;
     private final List<PeerInfo> peers;
     private final BootstrapLink[] links;
-    private final Selector selector;
-    private final Thread watcher;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private final List<ArrayDeque<Contribution>> contributions = new ArrayList<>();
     private final ArrayDeque<Outcome> outcomes = new ArrayDeque<>();
     private final String[] gone;
+    private final PeerWatch watch;
     private final Object gatherMonitor = new Object();
-    private final Object failureMonitor = new Object();
-    private final List<JcclRemoteException> failures = new ArrayList<>();
     private final AtomicBoolean closeStarted = new AtomicBoolean();
-    private Consumer<JcclRemoteException> failureListener;
     private long gatherSequence;
-    private volatile boolean running = true;
     private volatile Consumer<byte[]> noticeListener = notice -> { };
     private volatile boolean closing;
     private volatile boolean closed;
@@ -106,31 +98,16 @@ public final class Bootstrap implements AutoCloseable
         {
             contributions.add(new ArrayDeque<>());
         }
-        if (size == 1)
-        {
-            selector = null;
-            watcher = null;
-            return;
-        }
         try
         {
-            selector = Selector.open();
-            for (final BootstrapLink link : links)
-            {
-                if (link != null)
-                {
-                    link.channel().register(selector, SelectionKey.OP_READ, link);
-                }
-            }
+            watch = new PeerWatch(this, links);
         }
         catch (final IOException ex)
         {
             closeLinks();
             throw new JcclSystemException("rank " + rank + ": cannot watch the bootstrap connections: " + ex, ex);
         }
-        watcher = new Thread(this::watch, "jccl-bootstrap-watch-" + rank);
-        watcher.setDaemon(true);
-        watcher.start();
+        watch.start();
     }
 
     /**
@@ -240,20 +217,7 @@ public final class Bootstrap implements AutoCloseable
      */
     public void onPeerFailure(final Consumer<JcclRemoteException> listener)
     {
-        if (listener == null)
-        {
-            throw new JcclInvalidArgumentException("listener is null");
-        }
-        final List<JcclRemoteException> earlier;
-        synchronized (failureMonitor)
-        {
-            failureListener = listener;
-            earlier = List.copyOf(failures);
-        }
-        for (final JcclRemoteException failure : earlier)
-        {
-            deliver(listener, failure);
-        }
+        watch.onPeerFailure(listener);
     }
 
     /**
@@ -321,7 +285,7 @@ public final class Bootstrap implements AutoCloseable
         }
         closing = true;
         signal();
-        final boolean onWatcher = Thread.currentThread() == watcher;
+        final boolean onWatcher = watch.onWatchThread();
         final long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.min(timeoutMs, CLOSE_LINGER_MS));
         for (final BootstrapLink link : links)
         {
@@ -359,7 +323,7 @@ public final class Bootstrap implements AutoCloseable
     {
         closeStarted.set(true);
         closing = true;
-        stop(Thread.currentThread() == watcher);
+        stop(watch.onWatchThread());
     }
 
     private byte[][] gatherAtRoot(final long sequence, final byte[] mine, final long deadlineNs)
@@ -553,112 +517,36 @@ public final class Bootstrap implements AutoCloseable
         }
     }
 
-    private void watch()
+    /**
+     * Takes an all-gather or notice frame on the watch thread ({@link PeerWatch} takes the others): rank 0 takes the
+     * peers' contributions, the other ranks take rank 0's answers and notices.
+     *
+     * @param peer the rank that sent it.
+     * @param type its type.
+     * @param in   its payload.
+     * @throws IOException if the payload is short, or this rank does not expect the type.
+     */
+    void onMessage(final int peer, final int type, final DataInputStream in) throws IOException
     {
-        try
+        if (rank == 0)
         {
-            while (running)
+            if (type != GATHER)
             {
-                selector.select();
-                final var keys = selector.selectedKeys().iterator();
-                while (running && keys.hasNext())
-                {
-                    final SelectionKey key = keys.next();
-                    keys.remove();
-                    if (key.isValid())
-                    {
-                        readLink((BootstrapLink)key.attachment(), key);
-                    }
-                }
+                throw new IOException("unexpected " + typeName(type));
             }
-        }
-        catch (final IOException | ClosedSelectorException ex)
-        {
-            if (running)
+            final Contribution contribution = new Contribution(in.readLong(), in.readAllBytes());
+            lock.lock();
+            try
             {
-                LOGGER.error("jccl bootstrap: rank {} stopped watching its peers: {}", rank, ex.toString());
+                contributions.get(peer).add(contribution);
+                changed.signalAll();
             }
-        }
-    }
-
-    private void readLink(final BootstrapLink link, final SelectionKey key)
-    {
-        try
-        {
-            BootstrapLink.Frame frame;
-            while ((frame = link.readFrame()) != null)
+            finally
             {
-                onFrame(link, frame);
+                lock.unlock();
             }
+            return;
         }
-        catch (final EOFException ex)
-        {
-            key.cancel();
-            linkEnded(link, "its connection closed without a goodbye", null);
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            key.cancel();
-            linkEnded(link, "its connection failed: " + ex, ex);
-        }
-    }
-
-    private void onFrame(final BootstrapLink link, final BootstrapLink.Frame frame) throws IOException
-    {
-        final DataInputStream in = BootstrapProtocol.decode(frame.payload());
-        try
-        {
-            if (rank == 0)
-            {
-                onFrameAtRoot(link, frame.type(), in);
-            }
-            else
-            {
-                onFrameAtPeer(link, frame.type(), in);
-            }
-        }
-        catch (final IOException ex)
-        {
-            // a plain IOException, so that a short payload is not taken for the end of the connection
-            throw new IOException("rank " + link.peer() + " sent a malformed " + typeName(frame.type()) + ": " + ex);
-        }
-    }
-
-    private void onFrameAtRoot(final BootstrapLink link, final int type, final DataInputStream in) throws IOException
-    {
-        final int peer = link.peer();
-        switch (type)
-        {
-            case GATHER ->
-            {
-                final Contribution contribution = new Contribution(in.readLong(), in.readAllBytes());
-                lock.lock();
-                try
-                {
-                    contributions.get(peer).add(contribution);
-                    changed.signalAll();
-                }
-                finally
-                {
-                    lock.unlock();
-                }
-            }
-            case GOODBYE ->
-            {
-                link.goodbyeReceived();
-                markGone(peer, "rank " + peer + " has closed");
-                if (!closing)
-                {
-                    broadcast(RANK_LEFT, encode((out) -> out.writeInt(peer)), peer);
-                }
-                link.shutdownOutput();
-            }
-            default -> throw new IOException("unexpected " + typeName(type));
-        }
-    }
-
-    private void onFrameAtPeer(final BootstrapLink link, final int type, final DataInputStream in) throws IOException
-    {
         switch (type)
         {
             case GATHERED ->
@@ -683,16 +571,6 @@ public final class Bootstrap implements AutoCloseable
                 final boolean timedOut = in.readBoolean();
                 addOutcome(new Outcome(sequence, null, in.readUTF(), timedOut));
             }
-            case RANK_DIED ->
-            {
-                final int dead = in.readInt();
-                final String reason = in.readUTF();
-                if (dead < 0 || dead >= size)
-                {
-                    throw new IOException("rank " + dead + " is outside 0.." + (size - 1));
-                }
-                peerDied(dead, reason + " (reported by rank 0)", null);
-            }
             case NOTICE ->
             {
                 final byte[] notice = in.readAllBytes();
@@ -705,74 +583,18 @@ public final class Bootstrap implements AutoCloseable
                     LOGGER.error("jccl bootstrap: rank {}: the notice listener threw", rank, ex);
                 }
             }
-            case RANK_LEFT ->
-            {
-                final int left = in.readInt();
-                if (left < 0 || left >= size)
-                {
-                    throw new IOException("rank " + left + " is outside 0.." + (size - 1));
-                }
-                markGone(left, "rank " + left + " has closed");
-            }
-            case GOODBYE ->
-            {
-                link.goodbyeReceived();
-                markGone(0, "rank 0 has closed");
-                link.shutdownOutput();
-            }
             default -> throw new IOException("unexpected " + typeName(type));
         }
     }
 
-    private void linkEnded(final BootstrapLink link, final String detail, final Throwable cause)
-    {
-        link.close();
-        final int peer = link.peer();
-        if (link.hasSaidGoodbye() || closing)
-        {
-            markGone(peer, "rank " + peer + " has closed");
-        }
-        else
-        {
-            final String reason = describe(peer) + " died: " + detail;
-            if (markGone(peer, reason))
-            {
-                if (rank == 0)
-                {
-                    // the others hear of it before this process does: told first, it might close (a goodbye
-                    // the others take for a clean end) before the news left, and they would wait out the deadline
-                    broadcast(RANK_DIED, encode(
-                        (out) ->
-                        {
-                            out.writeInt(peer);
-                            out.writeUTF(reason);
-                        }), peer);
-                }
-                if (!closing)
-                {
-                    report(new JcclRemoteException(reason, cause));
-                }
-            }
-        }
-        link.finished();
-        signal();
-    }
-
-    /** @return whether the rank was newly marked dead. */
-    private boolean peerDied(final int peer, final String reason, final Throwable cause)
-    {
-        if (!markGone(peer, reason))
-        {
-            return false;
-        }
-        if (!closing)
-        {
-            report(new JcclRemoteException(reason, cause));
-        }
-        return true;
-    }
-
-    private boolean markGone(final int peer, final String reason)
+    /**
+     * Marks a rank gone, closed or dead, and wakes the waiting all-gathers and close; the first reason stays.
+     *
+     * @param peer   the rank.
+     * @param reason why it is gone, for the all-gathers that need it.
+     * @return whether the rank was newly marked gone.
+     */
+    boolean markGone(final int peer, final String reason)
     {
         lock.lock();
         try
@@ -818,7 +640,8 @@ public final class Bootstrap implements AutoCloseable
         }
     }
 
-    private void signal()
+    /** Wakes the waiting all-gathers and close, to look again at what they wait for. */
+    void signal()
     {
         lock.lock();
         try
@@ -828,33 +651,6 @@ public final class Bootstrap implements AutoCloseable
         finally
         {
             lock.unlock();
-        }
-    }
-
-    private void report(final JcclRemoteException failure)
-    {
-        final Consumer<JcclRemoteException> listener;
-        synchronized (failureMonitor)
-        {
-            failures.add(failure);
-            listener = failureListener;
-        }
-        LOGGER.warn("jccl bootstrap: rank {}: {}", rank, failure.getMessage());
-        if (listener != null)
-        {
-            deliver(listener, failure);
-        }
-    }
-
-    private void deliver(final Consumer<JcclRemoteException> listener, final JcclRemoteException failure)
-    {
-        try
-        {
-            listener.accept(failure);
-        }
-        catch (final RuntimeException ex)
-        {
-            LOGGER.error("jccl bootstrap: rank {}: the peer failure listener threw", rank, ex);
         }
     }
 
@@ -881,8 +677,20 @@ public final class Bootstrap implements AutoCloseable
         this.noticeListener = listener;
     }
 
-    /** Sends a frame to every peer still connected but one; a peer that cannot take it is dying anyway. */
-    private void broadcast(final int type, final byte[] payload, final int except)
+    /** @return whether {@link #close()} or {@link #abort()} has begun. */
+    boolean isClosing()
+    {
+        return closing;
+    }
+
+    /**
+     * Sends a frame to every peer still connected but one; a peer that cannot take it is dying anyway.
+     *
+     * @param type    the frame's type.
+     * @param payload the frame's payload.
+     * @param except  the rank not to send it to, or -1.
+     */
+    void broadcast(final int type, final byte[] payload, final int except)
     {
         final long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         for (final BootstrapLink link : links)
@@ -941,34 +749,9 @@ public final class Bootstrap implements AutoCloseable
 
     private void stop(final boolean onWatcher)
     {
-        running = false;
-        if (selector != null)
-        {
-            selector.wakeup();
-        }
-        if (watcher != null && !onWatcher)
-        {
-            try
-            {
-                watcher.join(CLOSE_LINGER_MS);
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-            }
-        }
+        watch.stop(onWatcher);
         closeLinks();
-        if (selector != null)
-        {
-            try
-            {
-                selector.close();
-            }
-            catch (final IOException ex)
-            {
-                // nothing left to release
-            }
-        }
+        watch.closeSelector();
         closed = true;
         signal();
     }
@@ -982,12 +765,6 @@ public final class Bootstrap implements AutoCloseable
                 link.close();
             }
         }
-    }
-
-    private String describe(final int peer)
-    {
-        final PeerInfo info = peers.get(peer);
-        return "rank " + peer + " (" + info.hostname() + " pid " + info.pid() + ")";
     }
 
     @Override

@@ -1,0 +1,358 @@
+package io.jccl.transport.bootstrap;
+
+import io.jccl.JcclInvalidArgumentException;
+import io.jccl.JcclRemoteException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+import static io.jccl.transport.bootstrap.BootstrapProtocol.CLOSE_LINGER_MS;
+import static io.jccl.transport.bootstrap.BootstrapProtocol.GOODBYE;
+import static io.jccl.transport.bootstrap.BootstrapProtocol.RANK_DIED;
+import static io.jccl.transport.bootstrap.BootstrapProtocol.RANK_LEFT;
+import static io.jccl.transport.bootstrap.BootstrapProtocol.encode;
+import static io.jccl.transport.bootstrap.BootstrapProtocol.typeName;
+
+/**
+ * The watch for dead peers of a {@link Bootstrap}: it reads every control connection, hands the all-gather and notice
+ * frames to the bootstrap, and turns the end of a connection without a goodbye, or rank 0's report of such an end,
+ * into a {@link JcclRemoteException} for the consumer set with {@link #onPeerFailure(Consumer)}. A peer that said
+ * goodbye, or any peer once this rank is closing, is only marked gone. Rank 0 relays what it sees to the other ranks,
+ * which see only rank 0's connection: a death ({@code RANK_DIED}) and a goodbye ({@code RANK_LEFT}).
+ * <p>
+ * Threading: one daemon thread, {@code jccl-bootstrap-watch-<rank>}, started by {@link #start()}, reads the
+ * connections and runs the bootstrap's handlers and the failure consumer; a single rank has no connection and no
+ * thread. Who is gone is kept by the bootstrap, under its lock. The failures and their consumer are kept under a
+ * monitor of their own, so that {@link #onPeerFailure(Consumer)} may be called on any thread and misses none. The
+ * bootstrap calls {@link #stop(boolean)} and {@link #closeSelector()} when it closes, on any thread, this one included.
+ */
+final class PeerWatch
+{
+    private static final Logger LOGGER = LoggerFactory.getLogger("io.jccl");
+
+    private final Bootstrap bootstrap;
+    private final int rank;
+    private final int size;
+    private final List<PeerInfo> peers;
+    private final Selector selector;
+    private final Thread watcher;
+    private final Object failureMonitor = new Object();
+    private final List<JcclRemoteException> failures = new ArrayList<>();
+    private Consumer<JcclRemoteException> failureListener;
+    private volatile boolean running = true;
+
+    /**
+     * Registers every connection with a selector of its own and creates the watch thread, without starting it.
+     *
+     * @param bootstrap the bootstrap being constructed, whose rank, size and peers are set.
+     * @param links     its connections, indexed by rank, null where there is none.
+     * @throws IOException if the selector cannot be opened or a connection cannot be registered.
+     */
+    PeerWatch(final Bootstrap bootstrap, final BootstrapLink[] links) throws IOException
+    {
+        this.bootstrap = bootstrap;
+        this.rank = bootstrap.rank();
+        this.size = bootstrap.size();
+        this.peers = bootstrap.peers();
+        if (size == 1)
+        {
+            selector = null;
+            watcher = null;
+            return;
+        }
+        selector = Selector.open();
+        for (final BootstrapLink link : links)
+        {
+            if (link != null)
+            {
+                link.channel().register(selector, SelectionKey.OP_READ, link);
+            }
+        }
+        watcher = new Thread(this::watch, "jccl-bootstrap-watch-" + rank);
+        watcher.setDaemon(true);
+    }
+
+    /** Starts the watch thread; a single rank has none. */
+    void start()
+    {
+        if (watcher != null)
+        {
+            watcher.start();
+        }
+    }
+
+    /** @return whether the calling thread is the watch thread. */
+    boolean onWatchThread()
+    {
+        return Thread.currentThread() == watcher;
+    }
+
+    /**
+     * Sets who hears of dead peers, as {@link Bootstrap#onPeerFailure(Consumer)} describes.
+     *
+     * @param listener the consumer of failures; replaces any earlier one.
+     * @throws JcclInvalidArgumentException if the listener is null.
+     */
+    void onPeerFailure(final Consumer<JcclRemoteException> listener)
+    {
+        if (listener == null)
+        {
+            throw new JcclInvalidArgumentException("listener is null");
+        }
+        final List<JcclRemoteException> earlier;
+        synchronized (failureMonitor)
+        {
+            failureListener = listener;
+            earlier = List.copyOf(failures);
+        }
+        for (final JcclRemoteException failure : earlier)
+        {
+            deliver(listener, failure);
+        }
+    }
+
+    /**
+     * Tells the watch thread to stop and, unless called on it, waits for it up to the close linger; the bootstrap then
+     * closes its connections and then {@link #closeSelector()}.
+     *
+     * @param onWatcher whether the caller is the watch thread.
+     */
+    void stop(final boolean onWatcher)
+    {
+        running = false;
+        if (selector != null)
+        {
+            selector.wakeup();
+        }
+        if (watcher != null && !onWatcher)
+        {
+            try
+            {
+                watcher.join(CLOSE_LINGER_MS);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Closes the selector, once {@link #stop(boolean)} has been called and the connections are closed. */
+    void closeSelector()
+    {
+        if (selector != null)
+        {
+            try
+            {
+                selector.close();
+            }
+            catch (final IOException ex)
+            {
+                // nothing left to release
+            }
+        }
+    }
+
+    private void watch()
+    {
+        try
+        {
+            while (running)
+            {
+                selector.select();
+                final var keys = selector.selectedKeys().iterator();
+                while (running && keys.hasNext())
+                {
+                    final SelectionKey key = keys.next();
+                    keys.remove();
+                    if (key.isValid())
+                    {
+                        readLink((BootstrapLink)key.attachment(), key);
+                    }
+                }
+            }
+        }
+        catch (final IOException | ClosedSelectorException ex)
+        {
+            if (running)
+            {
+                LOGGER.error("jccl bootstrap: rank {} stopped watching its peers: {}", rank, ex.toString());
+            }
+        }
+    }
+
+    private void readLink(final BootstrapLink link, final SelectionKey key)
+    {
+        try
+        {
+            BootstrapLink.Frame frame;
+            while ((frame = link.readFrame()) != null)
+            {
+                onFrame(link, frame);
+            }
+        }
+        catch (final EOFException ex)
+        {
+            key.cancel();
+            linkEnded(link, "its connection closed without a goodbye", null);
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            key.cancel();
+            linkEnded(link, "its connection failed: " + ex, ex);
+        }
+    }
+
+    /** Takes a goodbye from any rank and rank 0's reports on the others; the bootstrap takes the rest. */
+    private void onFrame(final BootstrapLink link, final BootstrapLink.Frame frame) throws IOException
+    {
+        final DataInputStream in = BootstrapProtocol.decode(frame.payload());
+        try
+        {
+            if (frame.type() == GOODBYE)
+            {
+                goodbye(link);
+            }
+            else if (rank != 0 && frame.type() == RANK_DIED)
+            {
+                rankDied(in);
+            }
+            else if (rank != 0 && frame.type() == RANK_LEFT)
+            {
+                rankLeft(in);
+            }
+            else
+            {
+                bootstrap.onMessage(link.peer(), frame.type(), in);
+            }
+        }
+        catch (final IOException ex)
+        {
+            // a plain IOException, so that a short payload is not taken for the end of the connection
+            throw new IOException("rank " + link.peer() + " sent a malformed " + typeName(frame.type()) + ": " + ex);
+        }
+    }
+
+    private void goodbye(final BootstrapLink link) throws IOException
+    {
+        final int peer = link.peer();
+        link.goodbyeReceived();
+        bootstrap.markGone(peer, "rank " + peer + " has closed");
+        if (rank == 0 && !bootstrap.isClosing())
+        {
+            bootstrap.broadcast(RANK_LEFT, encode((out) -> out.writeInt(peer)), peer);
+        }
+        link.shutdownOutput();
+    }
+
+    private void rankDied(final DataInputStream in) throws IOException
+    {
+        final int dead = in.readInt();
+        final String reason = in.readUTF();
+        if (dead < 0 || dead >= size)
+        {
+            throw new IOException("rank " + dead + " is outside 0.." + (size - 1));
+        }
+        peerDied(dead, reason + " (reported by rank 0)", null);
+    }
+
+    private void rankLeft(final DataInputStream in) throws IOException
+    {
+        final int left = in.readInt();
+        if (left < 0 || left >= size)
+        {
+            throw new IOException("rank " + left + " is outside 0.." + (size - 1));
+        }
+        bootstrap.markGone(left, "rank " + left + " has closed");
+    }
+
+    private void linkEnded(final BootstrapLink link, final String detail, final Throwable cause)
+    {
+        link.close();
+        final int peer = link.peer();
+        if (link.hasSaidGoodbye() || bootstrap.isClosing())
+        {
+            bootstrap.markGone(peer, "rank " + peer + " has closed");
+        }
+        else
+        {
+            final String reason = describe(peer) + " died: " + detail;
+            if (bootstrap.markGone(peer, reason))
+            {
+                if (rank == 0)
+                {
+                    // the others hear of it before this process does: told first, it might close (a goodbye
+                    // the others take for a clean end) before the news left, and they would wait out the deadline
+                    bootstrap.broadcast(RANK_DIED, encode(
+                        (out) ->
+                        {
+                            out.writeInt(peer);
+                            out.writeUTF(reason);
+                        }), peer);
+                }
+                if (!bootstrap.isClosing())
+                {
+                    report(new JcclRemoteException(reason, cause));
+                }
+            }
+        }
+        link.finished();
+        bootstrap.signal();
+    }
+
+    /** @return whether the rank was newly marked dead. */
+    private boolean peerDied(final int peer, final String reason, final Throwable cause)
+    {
+        if (!bootstrap.markGone(peer, reason))
+        {
+            return false;
+        }
+        if (!bootstrap.isClosing())
+        {
+            report(new JcclRemoteException(reason, cause));
+        }
+        return true;
+    }
+
+    private void report(final JcclRemoteException failure)
+    {
+        final Consumer<JcclRemoteException> listener;
+        synchronized (failureMonitor)
+        {
+            failures.add(failure);
+            listener = failureListener;
+        }
+        LOGGER.warn("jccl bootstrap: rank {}: {}", rank, failure.getMessage());
+        if (listener != null)
+        {
+            deliver(listener, failure);
+        }
+    }
+
+    private void deliver(final Consumer<JcclRemoteException> listener, final JcclRemoteException failure)
+    {
+        try
+        {
+            listener.accept(failure);
+        }
+        catch (final RuntimeException ex)
+        {
+            LOGGER.error("jccl bootstrap: rank {}: the peer failure listener threw", rank, ex);
+        }
+    }
+
+    private String describe(final int peer)
+    {
+        final PeerInfo info = peers.get(peer);
+        return "rank " + peer + " (" + info.hostname() + " pid " + info.pid() + ")";
+    }
+}
