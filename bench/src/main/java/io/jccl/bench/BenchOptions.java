@@ -36,6 +36,9 @@ import java.util.Map;
  * {@code -p} (jccl creates all ranks at once), {@code -G} (no CUDA graphs); the runner says so on stderr.
  * {@code -R} keeps nccl-tests' meaning: the buffers, from jccl's shared allocator as nccl-tests' are from
  * {@code ncclMemAlloc} (unless {@code --plain-memory}), are registered with the communicators.
+ * <p>
+ * Over 600 lines on purpose: one job, the tool's command line, but nccl-tests' flags and jccl's each need their
+ * picocli declaration, help text and check, and they are read together.
  */
 @Command(
     name = "jccl-bench",

@@ -25,6 +25,9 @@ import java.util.regex.Pattern;
  * whenever a thread queries an event or synchronises a stream, one thread at a time, so ranks that wait on each other
  * through their FIFOs all move. Everything above the launch (record encoding, FIFO layout, stream and event order,
  * IPC handle exchange) runs as it would on a GPU.
+ * <p>
+ * Over 600 lines on purpose: one job, the device double of the whole {@link CudaApi}, one method for each of the
+ * driver's calls jccl makes.
  */
 public final class EmulatedCuda implements CudaApi
 {

@@ -39,6 +39,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * thread calls {@link #setDevice(int)} before its first device call; a call without a current context fails with
  * {@code CUDA_ERROR_INVALID_CONTEXT} and says so. Successful calls build no strings; each still allocates a few small
  * JCuda objects, as JCuda's API requires.
+ * <p>
+ * Over 600 lines on purpose: one job, the whole {@link CudaApi} over JCuda's driver API, one method for each call.
  */
 public final class JCudaApi implements CudaApi
 {

@@ -48,6 +48,10 @@ import static io.jccl.transport.bootstrap.BootstrapProtocol.typeName;
  * {@link #allGather(byte[])} and {@link #barrier()} go through rank 0 and wait at most the timeout given to
  * {@link #connect(UniqueId, int, int, PeerInfo, long)}; every rank must make the same sequence of these calls.
  * They may be called from any thread, one call at a time per instance.
+ * <p>
+ * Over 600 lines on purpose: the all-gather that remains here waits on the same lock and condition as
+ * {@link PeerWatch}'s deaths, the list of ranks gone and the closing flag; a third class for it would share that
+ * lock across three files.
  */
 public final class Bootstrap implements AutoCloseable
 {
