@@ -1,0 +1,195 @@
+package io.jccl.bench;
+
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.ReduceOp;
+import io.jccl.bench.BenchRunner.Shape;
+import io.jccl.bench.ThreadRanks.CallSlices;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One bench thread's {@code --jit-warmup-ms}: untimed, unprinted calls before the first timed size of a
+ * {@link BenchRunner} pass, so that the JIT has compiled the call path before the table starts (a JVM matter:
+ * nccl-tests has no such step), and the same rounds after the online tuner's search of a size
+ * ({@link SizeTuner}). With the online tuner they run on ranks of their own ({@link BenchRanks#warmComms()}), so that
+ * no task's trials are timed on a cold JIT.
+ * <p>
+ * Threading: used by its bench thread only; every thread of every process makes the same calls, and rank 0's clock
+ * decides for all when to stop ({@link BenchRunner#warmUpGoesOn}).
+ */
+final class JitWarmUp
+{
+    /** The largest size the second half of {@code --jit-warmup-ms} cycles through. */
+    static final long CYCLE_MAX_BYTES = 1L << 20;
+    /** The calls {@code --jit-warmup-ms} queues before waiting, at most ({@code -n} if fewer). */
+    private static final int BURST = 8;
+    /**
+     * Rows formatted (not printed) per JIT warm-up round: with one, the formatting code (String.format's regex, the
+     * BigDecimal rounding of {@link CFormat}) reached C2's thresholds only in the table, whose first rows then timed
+     * the compilation.
+     */
+    private static final int ROWS_FORMATTED = 16;
+
+    private final BenchTool tool;
+    private final BenchOptions options;
+    private final BenchSync sync;
+    private final BenchRanks process;
+    private final int nRanks;
+    private final long maxBytes;
+    private final int thread;
+    private final ThreadRanks threadRanks;
+    private final ResultChecks checks;
+
+    /**
+     * @param setup       the run's shared setup.
+     * @param threadRanks this bench thread's ranks.
+     * @param checks      this bench thread's checked calls.
+     */
+    JitWarmUp(final BenchSetup setup, final ThreadRanks threadRanks, final ResultChecks checks)
+    {
+        this.tool = setup.tool();
+        this.options = setup.options();
+        this.sync = setup.sync();
+        this.process = setup.ranks();
+        this.nRanks = setup.options().nRanks();
+        this.maxBytes = setup.maxBytes();
+        this.thread = threadRanks.thread();
+        this.threadRanks = threadRanks;
+        this.checks = checks;
+    }
+
+    /**
+     * {@code --jit-warmup-ms}: before the first timed size of the pass, the first type, operator and root's
+     * collective on the largest size for half the time, then for the other half on the table's sizes up to
+     * {@value #CYCLE_MAX_BYTES} bytes in turn (at least the smallest): per round up to {@value #BURST} calls out of
+     * place on one size and at once as many in place on the next, queued through the timed loop's own method, then
+     * the row's exchanges and checked calls (docs/bench.md says which recompilation each prevents); untimed,
+     * unprinted. The JIT compiles what a call runs only after many calls, so without this the first sizes of a table
+     * time the interpreter (10-50x slower). Sizes change every round so that the compiled code has seen a call
+     * unlike the last one: after a warm-up on one size, the table's first new size made the JVM throw away the
+     * compiled call path (a branch its profile had never seen taken) and the first rows timed the recompilation.
+     * After the budget the second half goes on while the JIT of any process compiled in the last
+     * {@value BenchRunner#JIT_QUIET_MS} ms (at most {@value BenchRunner#JIT_QUIET_MAX_EXTRA_MS} ms more): a
+     * compilation that runs on into the table takes the CPU from a rank for milliseconds at a time, above all when
+     * each process has one CPU ({@code --bind-to core}). Thread 0's clock decides when to stop, for every thread, so
+     * that every rank makes the same calls.
+     */
+    void beforeTable()
+    {
+        final long budgetNs = options.jitWarmupMs() * 1_000_000L;
+        if (budgetNs <= 0 || options.minBytes() > maxBytes)
+        {
+            return;
+        }
+        final DataType type = options.types().get(0);
+        final ReduceOp op = tool.hasOp() ? BenchOptions.op(options.opNames().get(0), nRanks) : ReduceOp.SUM;
+        final int root = options.roots(tool).get(0);
+        sync.barrier();
+        final Communicator[] myWarmComms = threadRanks.warmComms();
+        final Communicator[] ranksToWarm = myWarmComms != null ? myWarmComms : threadRanks.comms();
+        // the largest first, as nccl-tests' -w: the table starts at the smallest, whose path then ran last
+        warmUpFor(ranksToWarm, List.of(Shape.of(tool, maxBytes, type, nRanks)), type, op, root, budgetNs / 2,
+            false);
+        final List<Shape> small = new ArrayList<>();
+        for (final long size : Sizes.sequence(options.minBytes(), maxBytes, options.stepBytes(),
+            options.stepFactor()))
+        {
+            if (small.isEmpty() || size <= CYCLE_MAX_BYTES)
+            {
+                small.add(Shape.of(tool, size, type, nRanks));
+            }
+        }
+        warmUpFor(ranksToWarm, small, type, op, root, budgetNs - budgetNs / 2, true);
+        sync.barrier();
+        if (thread == 0)
+        {
+            if (myWarmComms != null)
+            {
+                process.closeWarmComms();
+            }
+            // the warm-up's garbage would otherwise be collected during the table: a young pause of 5-16 ms
+            // (seen every 70-120 ms of warm-up) inside a -n 20 row of 1 us calls read as a 250-350 us row
+            System.gc();
+        }
+        sync.barrier();
+    }
+
+    /**
+     * Runs rounds of calls on the shapes in turn for the budget; with {@code untilJitQuiet}, then on until no
+     * process's JIT has compiled for {@value BenchRunner#JIT_QUIET_MS} ms, at most
+     * {@value BenchRunner#JIT_QUIET_MAX_EXTRA_MS} ms more.
+     *
+     * @param ranksToWarm   this thread's ranks of the table, or of the warm-up's own.
+     * @param shapes        the sizes, in turn.
+     * @param type          the element type.
+     * @param op            the reduction.
+     * @param root          the root rank.
+     * @param budgetNs      how long, in nanoseconds.
+     * @param untilJitQuiet true to go on past the budget while a JIT compiles.
+     */
+    void warmUpFor(final Communicator[] ranksToWarm, final List<Shape> shapes, final DataType type,
+        final ReduceOp op, final int root, final long budgetNs, final boolean untilJitQuiet)
+    {
+        final JitActivity jit = untilJitQuiet ? new JitActivity() : null;
+        final CallSlices[] outOfPlace = new CallSlices[shapes.size()];
+        final CallSlices[] inPlace = new CallSlices[shapes.size()];
+        final int calls = options.iters() * options.aggIters();
+        for (int i = 0; i < shapes.size(); i++)
+        {
+            outOfPlace[i] = threadRanks.slices(shapes.get(i), false, calls);
+            inPlace[i] = threadRanks.slices(shapes.get(i), true, calls);
+        }
+        // checked calls only where they run on the table's communicators
+        final boolean check = untilJitQuiet && options.check() > 0 && ranksToWarm == threadRanks.comms();
+        final long startNs = System.nanoTime();
+        boolean more = true;
+        // as the timed loop: several calls queued before waiting, each on the next slice of the buffer (so a call
+        // finds others queued before it, the same shape bound just before, and buffers that moved: branches the
+        // compiled code must have seen, or the table's first rows time its recompilation)
+        final int burst = Math.min(options.iters(), BURST);
+        int iter = 0;
+        for (int round = 0; more; round = (round + 1) % shapes.size())
+        {
+            // out of place on this round's size, then at once in place on the next size: the table's first
+            // calls (-w on the largest size, then the smallest) change size from one call to the next, and a
+            // warm-up that never did made the JVM recompile the call path in the first row
+            final CallSlices[] both = {outOfPlace[round], inPlace[(round + 1) % shapes.size()]};
+            for (final CallSlices slices : both)
+            {
+                threadRanks.issueCalls(ranksToWarm, slices, type, op, root, iter, burst);
+            }
+            threadRanks.completeColl();
+            // the row's own exchanges too: its time averaged as -a asks, its checked calls, their wrong elements
+            // summed (the checker's code compiling during the first rows took the CPU from their timed loops)
+            sync.allReduce(thread, 0, options.average());
+            for (int k = 0; k < ROWS_FORMATTED; k++)
+            {
+                formatRow(both[k & 1].shape(), type, round * ROWS_FORMATTED + k);
+            }
+            for (int k = 0; check && k < both.length; k++)
+            {
+                final long wrong = checks.checkedCall(both[k], type, op, root, ResultChecks.WARMUP_SEED, false);
+                sync.allReduce(thread, wrong, ThreadSync.SUM);
+            }
+            iter = (iter + burst) % (options.iters() - burst + 1);
+            more = BenchRunner.warmUpGoesOn(sync, thread, jit, startNs, budgetNs);
+        }
+    }
+
+    /**
+     * Formats, unprinted, a row as the table does: its {@code String.format} (a regex parse of the format, and
+     * big-number paths for some values) compiled during the first rows and took a bound rank's CPU from them.
+     */
+    private void formatRow(final Shape shape, final DataType type, final int salt)
+    {
+        // values of every magnitude a row prints
+        final double timeUs = (1 + salt % 997) * Math.pow(10, salt % 7 - 2);
+        final StringBuilder row = new StringBuilder(TableFormatter.rowParameters(shape.totalBytes(),
+            shape.counts().paramCount(), type.ncclTestsName(), "sum", -1));
+        row.append(TableFormatter.rowResult(timeUs, shape.totalBytes() / timeUs / 1e3, 0.5 / timeUs, 0,
+            options.check() > 0));
+        row.append(TableFormatter.rowPlan(threadRanks.lastPlan(), threadRanks.lastPlan()));
+    }
+}
