@@ -135,12 +135,12 @@ public final class JcclBench
 
     /**
      * Runs a tool on jccl as {@link #main} does: as one rank of several processes when the environment's launcher
-     * variables say so ({@link RankEnvironment}), else with every rank in this process.
+     * variables say so ({@link LaunchEnvironment}), else with every rank in this process.
      *
      * @param args the tool name, then its flags.
      * @param out  where the table (and {@code -h} help) goes; rank 0's only.
      * @param err  where argument errors go.
-     * @param env  the environment: launcher variables, and {@value ChildCommand#JAVA_OPTS_ENV_NAME} for the
+     * @param env  the environment: launcher variables, and {@value BenchJavaCommand#JAVA_OPTS_ENV_NAME} for the
      *             processes of {@code --nprocs}.
      * @return the exit status.
      */
