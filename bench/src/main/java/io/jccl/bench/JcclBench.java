@@ -401,6 +401,11 @@ public final class JcclBench
             return EXIT_USAGE;
         }
         err.println("jccl-bench: " + split.nprocs() + " processes, " + binding.describe());
+        if (env.get(LaunchEnvironment.COMM_ID) != null)
+        {
+            err.println("jccl-bench: " + LaunchEnvironment.COMM_ID + " from the environment is replaced by this " +
+                "launch's own");
+        }
         final String crowding = crowdingNote(split.nprocs(), cpus.size());
         if (crowding != null)
         {
