@@ -438,7 +438,7 @@ public final class OnlineTuner
                 plan.algorithm().lowerName() + ',' + plan.protocol().lowerName() + ',' + plan.channels() + ',' +
                 converged.request.nodes() + ',' + key.ranks() + ",-1,-1 # " + TableTuner.JCCL_COMMENT +
                 " transport=" + plan.transport().lowerName() +
-                " chunk=" + PlanConstraints.formatBytes(plan.chunkBytes()) +
+                " chunk=" + PlanConstraintsSyntax.formatBytes(plan.chunkBytes()) +
                 " threads=" + plan.threads());
         }
         return lines;

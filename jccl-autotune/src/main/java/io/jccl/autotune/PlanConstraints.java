@@ -10,18 +10,14 @@ import io.jccl.StableHash;
 import io.jccl.TransportKind;
 import io.jccl.schedules.Generators;
 
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.StringJoiner;
-import java.util.TreeSet;
-import java.util.function.Function;
 
 /**
  * What the settings allow a tuner to choose: {@code JCCL_ALGO}, {@code JCCL_PROTO}, {@code JCCL_TRANSPORT},
@@ -67,12 +63,12 @@ public final class PlanConstraints
     public static final Set<String> NCCL_ONLY_ALGORITHMS = Set.of("nvls", "nvlstree", "nvls_tree", "collnet",
         "collnetdirect", "collnet_direct", "collnetchain", "collnet_chain", "pat");
 
-    private static final String SENDRECV = "sendrecv";
-    private static final String VALID_COLLECTIVES =
-        "allreduce, allgather, reducescatter, broadcast, reduce, alltoall, sendrecv";
-    private static final String VALID_ALGORITHMS = "ring, tree, direct";
-    private static final String VALID_PROTOCOLS = "simple, ll, ll128";
-    private static final String VALID_CHUNK = "a positive byte count, optionally with a K, M or G suffix " +
+    /** The algorithms' valid values, for messages. */
+    static final String VALID_ALGORITHMS = "ring, tree, direct";
+    /** The protocols' valid values, for messages. */
+    static final String VALID_PROTOCOLS = "simple, ll, ll128";
+    /** The chunk size's valid values, for messages. */
+    static final String VALID_CHUNK = "a positive byte count, optionally with a K, M or G suffix " +
         "(131072, 128K, 1M), at most " + Integer.MAX_VALUE;
 
     private static final PlanConstraints NONE = new PlanConstraints(fill(EnumSet.allOf(Algorithm.class)),
@@ -101,7 +97,7 @@ public final class PlanConstraints
         this.threads = threads;
         this.chunkBytes = chunkBytes;
         this.warnings = List.copyOf(warnings);
-        this.algoSpec = spec(this.algorithms, Algorithm.class, Algorithm::lowerName);
+        this.algoSpec = PlanConstraintsSyntax.spec(this.algorithms, Algorithm.class, Algorithm::lowerName);
     }
 
     /** @return constraints that allow every plan: nothing pinned. */
@@ -126,30 +122,7 @@ public final class PlanConstraints
     public static PlanConstraints parse(final String algo, final String proto, final String transport,
         final String minChannels, final String maxChannels, final String threads, final String chunk)
     {
-        final List<String> warnings = new ArrayList<>();
-        final Map<Collective, Set<Algorithm>> algorithms = isBlank(algo) ? fill(EnumSet.allOf(Algorithm.class)) :
-            parseSelection(ALGO_ENV, algo.strip(), Algorithm.class, PlanConstraints::algorithmNamed,
-            NCCL_ONLY_ALGORITHMS, VALID_ALGORITHMS, "algorithm", warnings);
-        final Map<Collective, Set<Protocol>> protocols = isBlank(proto) ? fill(EnumSet.allOf(Protocol.class)) :
-            parseSelection(PROTO_ENV, proto.strip(), Protocol.class, PlanConstraints::protocolNamed, Set.of(),
-            VALID_PROTOCOLS, "protocol", warnings);
-        final TransportKind transportKind = isBlank(transport) ? null : parseTransport(TRANSPORT_ENV, transport);
-        final int min = isBlank(minChannels) ? 1 : parseInt(MIN_CHANNELS_ENV, minChannels, "1.." + Plan.MAX_CHANNELS);
-        final int max = isBlank(maxChannels) ? Plan.MAX_CHANNELS :
-            parseInt(MAX_CHANNELS_ENV, maxChannels, "1.." + Plan.MAX_CHANNELS);
-        final int threadCount = isBlank(threads) ? 0 : parseInt(THREADS_ENV, threads, threadsRange());
-        if (!isBlank(threads) && threadCount == 0)
-        {
-            throw new JcclInvalidArgumentException(THREADS_ENV + "='" + threads + "' is invalid; valid values: " +
-                threadsRange());
-        }
-        final int chunkLength = isBlank(chunk) ? 0 : parseChunkBytes(CHUNK_ENV, chunk);
-        return NONE.withWarnings(warnings)
-            .copy(algorithms, protocols)
-            .withTransport(transportKind)
-            .withChannels(min, max)
-            .withThreads(threadCount)
-            .withChunkBytes(chunkLength);
+        return PlanConstraintsSyntax.parse(algo, proto, transport, minChannels, maxChannels, threads, chunk);
     }
 
     /**
@@ -164,22 +137,7 @@ public final class PlanConstraints
      */
     public static int parseChunkBytes(final String variable, final String value)
     {
-        final long bytes;
-        try
-        {
-            bytes = Settings.parseBytes(variable, value);
-        }
-        catch (final JcclInvalidArgumentException ex)
-        {
-            throw new JcclInvalidArgumentException(variable + "='" + value + "' is not a size; valid values: " +
-                VALID_CHUNK, ex);
-        }
-        if (bytes < 1 || bytes > Integer.MAX_VALUE)
-        {
-            throw new JcclInvalidArgumentException(variable + "='" + value + "' is out of range; valid values: " +
-                VALID_CHUNK);
-        }
-        return (int)bytes;
+        return PlanConstraintsSyntax.parseChunkBytes(variable, value);
     }
 
     /**
@@ -332,7 +290,7 @@ public final class PlanConstraints
         }
         if (chunkBytes != 0 && plan.chunkBytes() != KnobSpace.cap(plan.protocol(), chunkBytes))
         {
-            return CHUNK_ENV + "=" + formatBytes(chunkBytes);
+            return CHUNK_ENV + "=" + PlanConstraintsSyntax.formatBytes(chunkBytes);
         }
         return null;
     }
@@ -418,7 +376,7 @@ public final class PlanConstraints
     /** @return the canonical {@code JCCL_PROTO} value (inclusion lists only), or null when unrestricted. */
     public String protoSpec()
     {
-        return spec(protocols, Protocol.class, Protocol::lowerName);
+        return PlanConstraintsSyntax.spec(protocols, Protocol.class, Protocol::lowerName);
     }
 
     /** @return true when nothing is restricted. */
@@ -473,7 +431,7 @@ public final class PlanConstraints
         }
         if (chunkBytes != 0)
         {
-            out.add(CHUNK_ENV + "=" + formatBytes(chunkBytes));
+            out.add(CHUNK_ENV + "=" + PlanConstraintsSyntax.formatBytes(chunkBytes));
         }
         return out.length() == 0 ? "none" : out.toString();
     }
@@ -506,41 +464,22 @@ public final class PlanConstraints
         return Objects.hash(algorithms, protocols, transport, minChannels, maxChannels, threads, chunkBytes);
     }
 
-    /**
-     * @param bytes a byte count.
-     * @return it with a K or M suffix where that is exact ({@code 131072} is {@code 128K}), as
-     *         {@link #parseChunkBytes} reads it back.
-     */
-    static String formatBytes(final long bytes)
-    {
-        if (bytes > 0 && bytes % (1 << 20) == 0)
-        {
-            return (bytes >> 20) + "M";
-        }
-        if (bytes > 0 && bytes % (1 << 10) == 0)
-        {
-            return (bytes >> 10) + "K";
-        }
-        return Long.toString(bytes);
-    }
-
-    static TransportKind parseTransport(final String variable, final String value)
-    {
-        final String name = value.strip();
-        for (final TransportKind kind : TransportKind.values())
-        {
-            if (kind.lowerName().equalsIgnoreCase(name))
-            {
-                return kind;
-            }
-        }
-        throw new JcclInvalidArgumentException(variable + "='" + value + "' is not a transport; valid values: " +
-            "p2p, shm, net");
-    }
-
+    /** @return the threads' valid values, for messages. */
     static String threadsRange()
     {
         return "a multiple of 32 in " + Plan.MIN_THREADS + ".." + Plan.MAX_THREADS;
+    }
+
+    /**
+     * @param algorithms the algorithms allowed per collective, every set not empty.
+     * @param protocols  the protocols allowed per collective, every set not empty.
+     * @param warnings   what parsing dropped with a warning.
+     * @return constraints with those selections and warnings and nothing else restricted.
+     */
+    static PlanConstraints selecting(final Map<Collective, Set<Algorithm>> algorithms,
+        final Map<Collective, Set<Protocol>> protocols, final List<String> warnings)
+    {
+        return NONE.withWarnings(warnings).copy(algorithms, protocols);
     }
 
     private PlanConstraints copy(final Map<Collective, Set<Algorithm>> algorithms,
@@ -565,167 +504,6 @@ public final class PlanConstraints
         }
     }
 
-    private static int parseInt(final String variable, final String value, final String valid)
-    {
-        try
-        {
-            return Integer.parseInt(value.strip());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new JcclInvalidArgumentException(variable + "='" + value + "' is not an integer; valid values: " +
-                valid);
-        }
-    }
-
-    private static boolean isBlank(final String value)
-    {
-        return value == null || value.isBlank();
-    }
-
-    private static Algorithm algorithmNamed(final String lowerName)
-    {
-        for (final Algorithm algorithm : Algorithm.values())
-        {
-            if (algorithm.lowerName().equals(lowerName))
-            {
-                return algorithm;
-            }
-        }
-        return null;
-    }
-
-    private static Protocol protocolNamed(final String lowerName)
-    {
-        for (final Protocol protocol : Protocol.values())
-        {
-            if (protocol.lowerName().equals(lowerName))
-            {
-                return protocol;
-            }
-        }
-        return null;
-    }
-
-    private static Collective collectiveNamed(final String lowerName)
-    {
-        for (final Collective collective : Collective.values())
-        {
-            if (collective.xmlName().equals(lowerName))
-            {
-                return collective;
-            }
-        }
-        return null;
-    }
-
-    private static <E extends Enum<E>> Map<Collective, Set<E>> parseSelection(final String variable,
-        final String value, final Class<E> type, final Function<String, E> lookup, final Set<String> ncclOnly,
-        final String valid, final String what, final List<String> warnings)
-    {
-        final Map<Collective, Set<E>> result = fill(EnumSet.allOf(type));
-        final Set<Collective> named = EnumSet.noneOf(Collective.class);
-        Set<E> defaults = null;
-        for (final String rawPart : value.split(";", -1))
-        {
-            final String part = rawPart.strip();
-            if (part.isEmpty())
-            {
-                continue;
-            }
-            final int colon = part.indexOf(':');
-            if (colon < 0)
-            {
-                if (defaults != null)
-                {
-                    throw new JcclInvalidArgumentException(variable + "='" + value + "' has two parts without a " +
-                        "collective; at most one part may omit its 'collective:' prefix");
-                }
-                defaults = parseList(variable, value, part, type, lookup, ncclOnly, valid, what, warnings);
-                continue;
-            }
-            final String name = part.substring(0, colon).strip().toLowerCase(Locale.ROOT);
-            final String list = part.substring(colon + 1);
-            if (SENDRECV.equals(name))
-            {
-                parseList(variable, value, list, type, lookup, ncclOnly, valid, what, warnings);
-                continue;
-            }
-            final Collective collective = collectiveNamed(name);
-            if (collective == null)
-            {
-                throw new JcclInvalidArgumentException(variable + "='" + value + "' names an unknown collective '" +
-                    part.substring(0, colon).strip() + "'; valid collectives: " + VALID_COLLECTIVES);
-            }
-            if (!named.add(collective))
-            {
-                throw new JcclInvalidArgumentException(variable + "='" + value + "' names collective '" + name +
-                    "' twice");
-            }
-            result.put(collective, parseList(variable, value, list, type, lookup, ncclOnly, valid, what, warnings));
-        }
-        for (final Collective collective : Collective.values())
-        {
-            if (defaults != null && !named.contains(collective))
-            {
-                result.put(collective, defaults);
-            }
-            if (result.get(collective).isEmpty())
-            {
-                throw new JcclInvalidArgumentException(variable + "='" + value + "' leaves no " + what + " for " +
-                    collective.xmlName() + "; valid values: " + valid);
-            }
-        }
-        return result;
-    }
-
-    private static <E extends Enum<E>> Set<E> parseList(final String variable, final String value,
-        final String list, final Class<E> type, final Function<String, E> lookup, final Set<String> ncclOnly,
-        final String valid, final String what, final List<String> warnings)
-    {
-        final String trimmed = list.strip();
-        final boolean exclude = trimmed.startsWith("^");
-        final Set<E> listed = EnumSet.noneOf(type);
-        boolean droppedAny = false;
-        for (final String rawToken : (exclude ? trimmed.substring(1) : trimmed).split(",", -1))
-        {
-            final String token = rawToken.strip();
-            if (token.isEmpty())
-            {
-                continue;
-            }
-            final String lower = token.toLowerCase(Locale.ROOT);
-            final E element = lookup.apply(lower);
-            if (element != null)
-            {
-                listed.add(element);
-            }
-            else if (ncclOnly.contains(lower))
-            {
-                droppedAny = true;
-                warnings.add(variable + ": '" + token + "' is an NCCL " + what + " jccl does not have; ignored");
-            }
-            else
-            {
-                throw new JcclInvalidArgumentException(variable + "='" + value + "' names an unknown " + what + " '" +
-                    token + "'; valid values: " + valid + (ncclOnly.isEmpty() ? "" :
-                    " (NCCL's " + String.join(", ", new TreeSet<>(ncclOnly)) + " are ignored)"));
-            }
-        }
-        if (exclude)
-        {
-            final Set<E> complement = EnumSet.allOf(type);
-            complement.removeAll(listed);
-            return complement;
-        }
-        if (listed.isEmpty())
-        {
-            throw new JcclInvalidArgumentException(variable + "='" + value + "' has an empty " + what + " list" +
-                (droppedAny ? " once NCCL-only names are ignored" : "") + "; valid values: " + valid);
-        }
-        return listed;
-    }
-
     private static <E extends Enum<E>> Set<E> nonEmpty(final String variable, final Set<E> set, final String valid)
     {
         if (set == null || set.isEmpty())
@@ -736,7 +514,12 @@ public final class PlanConstraints
         return EnumSet.copyOf(set);
     }
 
-    private static <E extends Enum<E>> Map<Collective, Set<E>> fill(final Set<E> set)
+    /**
+     * @param set what every collective allows.
+     * @param <E> the knob: {@link Algorithm} or {@link Protocol}.
+     * @return a map from every collective to that set.
+     */
+    static <E extends Enum<E>> Map<Collective, Set<E>> fill(final Set<E> set)
     {
         final Map<Collective, Set<E>> map = new EnumMap<>(Collective.class);
         for (final Collective collective : Collective.values())
@@ -754,46 +537,5 @@ public final class PlanConstraints
             copy.put(entry.getKey(), Collections.unmodifiableSet(EnumSet.copyOf(entry.getValue())));
         }
         return Collections.unmodifiableMap(copy);
-    }
-
-    private static <E extends Enum<E>> String spec(final Map<Collective, Set<E>> map, final Class<E> type,
-        final Function<E, String> name)
-    {
-        final Set<E> all = EnumSet.allOf(type);
-        final Set<E> first = map.get(Collective.values()[0]);
-        boolean uniform = true;
-        boolean unrestricted = true;
-        for (final Set<E> set : map.values())
-        {
-            uniform &= set.equals(first);
-            unrestricted &= set.equals(all);
-        }
-        if (unrestricted)
-        {
-            return null;
-        }
-        if (uniform)
-        {
-            return join(first, name);
-        }
-        final StringJoiner parts = new StringJoiner(";");
-        for (final Map.Entry<Collective, Set<E>> entry : map.entrySet())
-        {
-            if (!entry.getValue().equals(all))
-            {
-                parts.add(entry.getKey().xmlName() + ":" + join(entry.getValue(), name));
-            }
-        }
-        return parts.toString();
-    }
-
-    private static <E extends Enum<E>> String join(final Set<E> set, final Function<E, String> name)
-    {
-        final StringJoiner list = new StringJoiner(",");
-        for (final E element : set)
-        {
-            list.add(name.apply(element));
-        }
-        return list.toString();
     }
 }

@@ -141,7 +141,7 @@ public final class TableTuner implements Tuner
                 }
                 if (chunkBytes != 0)
                 {
-                    text.append(" chunk=").append(PlanConstraints.formatBytes(chunkBytes));
+                    text.append(" chunk=").append(PlanConstraintsSyntax.formatBytes(chunkBytes));
                 }
                 if (threads != 0)
                 {
@@ -540,7 +540,7 @@ public final class TableTuner implements Tuner
                 {
                     switch (key)
                     {
-                        case "transport" -> extras.transport = PlanConstraints.parseTransport("transport", value);
+                        case "transport" -> extras.transport = PlanConstraintsSyntax.parseTransport("transport", value);
                         case "chunk" -> extras.chunkBytes = PlanConstraints.parseChunkBytes("chunk", value);
                         case "threads" -> extras.threads = threads(value);
                         default -> error("unknown jccl comment key '" + key + "'; valid keys: transport, chunk, " +
