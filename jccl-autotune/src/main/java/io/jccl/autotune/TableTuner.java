@@ -14,9 +14,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * A tuner table in the CSV format of NCCL's example tuner plugin ({@code ext-tuner/example}), so a file written for
@@ -60,12 +58,6 @@ public final class TableTuner implements Tuner
     public static final int MIN_FIELDS = 8;
     /** The most fields NCCL's format has. */
     public static final int MAX_FIELDS = 10;
-
-    private static final String FORMAT =
-        "collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks[,numPipeOps[,regBuff]]";
-    private static final String VALID_COLLECTIVES = "broadcast, reduce, allgather, reducescatter, allreduce, alltoall";
-    private static final List<String> NCCL_ONLY_ALGORITHMS =
-        List.of("nvls", "nvls_tree", "collnet_direct", "collnet_chain", "pat");
 
     private final String sourceName;
     private final List<Row> rows;
@@ -152,8 +144,13 @@ public final class TableTuner implements Tuner
         }
     }
 
-    private TableTuner(final String sourceName, final List<Row> rows, final List<String> warnings,
-        final Tuner fallback)
+    /**
+     * @param sourceName the file or source name, for messages.
+     * @param rows       the lines that took effect, in file order.
+     * @param warnings   what loading skipped or changed.
+     * @param fallback   the tuner whose plans the lines override and which decides unmatched calls, or null.
+     */
+    TableTuner(final String sourceName, final List<Row> rows, final List<String> warnings, final Tuner fallback)
     {
         this.sourceName = sourceName;
         this.rows = List.copyOf(rows);
@@ -202,23 +199,7 @@ public final class TableTuner implements Tuner
      */
     public static TableTuner parse(final String sourceName, final List<String> lines, final Tuner fallback)
     {
-        final String source = sourceName == null ? "tuner table" : sourceName;
-        final List<Row> rows = new ArrayList<>();
-        final List<String> warnings = new ArrayList<>();
-        final List<String> errors = new ArrayList<>();
-        for (int i = 0; i < lines.size(); i++)
-        {
-            final Row row = new LineParser(source + ":" + (i + 1), warnings, errors).parse(lines.get(i));
-            if (row != null)
-            {
-                rows.add(row);
-            }
-        }
-        if (!errors.isEmpty())
-        {
-            throw new TunerConfigException(source, errors);
-        }
-        return new TableTuner(source, rows, warnings, fallback);
+        return TunerTableParser.parse(sourceName, lines, fallback);
     }
 
     /**
@@ -316,287 +297,5 @@ public final class TableTuner implements Tuner
     {
         return new Plan(Algorithm.RING, Protocol.SIMPLE, request.nodes() > 1 ? TransportKind.NET : TransportKind.P2P,
             1, PinnedTuner.HOST_THREADS, KnobSpace.DEFAULT_CHUNK_BYTES);
-    }
-
-    /** Parses one line, adding {@code file:line: reason} errors and warnings. */
-    private static final class LineParser
-    {
-        private final String location;
-        private final List<String> warnings;
-        private final List<String> errors;
-        private boolean failed;
-
-        LineParser(final String location, final List<String> warnings, final List<String> errors)
-        {
-            this.location = location;
-            this.warnings = warnings;
-            this.errors = errors;
-        }
-
-        Row parse(final String line)
-        {
-            String text = line;
-            String comment = null;
-            final int hash = text.indexOf('#');
-            if (hash >= 0)
-            {
-                comment = text.substring(hash + 1).strip();
-                text = text.substring(0, hash);
-            }
-            text = text.strip();
-            if (text.isEmpty())
-            {
-                return null;
-            }
-            final String[] fields = text.split(",", -1);
-            if (fields.length < MIN_FIELDS)
-            {
-                return error("too few fields: " + fields.length + ", expected " + MIN_FIELDS + " to " + MAX_FIELDS +
-                    " (" + FORMAT + ")");
-            }
-            if (fields.length > MAX_FIELDS)
-            {
-                return error("too many fields: " + fields.length + ", expected " + MIN_FIELDS + " to " + MAX_FIELDS +
-                    " (" + FORMAT + ")");
-            }
-            for (int i = 0; i < fields.length; i++)
-            {
-                fields[i] = fields[i].strip();
-            }
-            final Collective collective = collective(fields[0]);
-            final long minBytes = bytes("min_bytes", fields[1]);
-            final long maxBytes = bytes("max_bytes", fields[2]);
-            if (minBytes >= 0 && maxBytes >= 0 && minBytes > maxBytes)
-            {
-                error("min_bytes " + minBytes + " is above max_bytes " + maxBytes);
-            }
-            final String algorithmName = fields[3].toLowerCase(Locale.ROOT);
-            final boolean ncclOnly = NCCL_ONLY_ALGORITHMS.contains(algorithmName);
-            final Algorithm algorithm = ncclOnly ? null : algorithm(fields[3]);
-            final Protocol protocol = protocol(fields[4]);
-            final int channels = channels(fields[5]);
-            final int nodes = wildcardOrPositive("nNodes", fields[6]);
-            final int ranks = wildcardOrPositive("nRanks", fields[7]);
-            final int pipeOps = fields.length > 8 ? wildcardOrPositive("numPipeOps", fields[8]) : -1;
-            final int regBuff = fields.length > 9 ? regBuff(fields[9]) : -1;
-            final Extras extras = comment != null && comment.regionMatches(true, 0, JCCL_COMMENT, 0,
-                JCCL_COMMENT.length()) ? extras(comment.substring(JCCL_COMMENT.length())) : new Extras();
-            if (failed)
-            {
-                return null;
-            }
-            if (ncclOnly)
-            {
-                warnings.add(location + ": algorithm '" + fields[3] + "' is NCCL's and jccl does not have it; " +
-                    "line skipped");
-                return null;
-            }
-            return new Row(location, collective, minBytes, maxBytes, algorithm, protocol, channels, nodes, ranks,
-                pipeOps, regBuff, extras.transport, extras.chunkBytes, extras.threads);
-        }
-
-        private Row error(final String reason)
-        {
-            failed = true;
-            errors.add(location + ": " + reason);
-            return null;
-        }
-
-        private Collective collective(final String name)
-        {
-            for (final Collective collective : Collective.values())
-            {
-                if (collective.xmlName().equalsIgnoreCase(name))
-                {
-                    return collective;
-                }
-            }
-            error("unknown collective_type '" + name + "'; valid values: " + VALID_COLLECTIVES);
-            return null;
-        }
-
-        private Algorithm algorithm(final String name)
-        {
-            for (final Algorithm algorithm : Algorithm.values())
-            {
-                if (algorithm.lowerName().equalsIgnoreCase(name))
-                {
-                    return algorithm;
-                }
-            }
-            error("unknown algorithm '" + name + "'; valid values: tree, ring, direct (jccl's; NCCL's " +
-                String.join(", ", NCCL_ONLY_ALGORITHMS) + " skip the line)");
-            return null;
-        }
-
-        private Protocol protocol(final String name)
-        {
-            for (final Protocol protocol : Protocol.values())
-            {
-                if (protocol.lowerName().equalsIgnoreCase(name))
-                {
-                    return protocol;
-                }
-            }
-            error("unknown protocol '" + name + "'; valid values: ll, ll128, simple");
-            return null;
-        }
-
-        private long bytes(final String field, final String text)
-        {
-            if (!isDigits(text) || text.length() > 18)
-            {
-                error(field + " '" + text + "' is not a non-negative integer");
-                return -1;
-            }
-            return Long.parseLong(text);
-        }
-
-        private int integer(final String field, final String text)
-        {
-            try
-            {
-                return Integer.parseInt(text);
-            }
-            catch (final NumberFormatException ex)
-            {
-                error(field + " '" + text + "' is not an integer");
-                return Integer.MIN_VALUE;
-            }
-        }
-
-        private int channels(final String text)
-        {
-            final int channels = integer("channels", text);
-            if (channels == Integer.MIN_VALUE)
-            {
-                return -1;
-            }
-            if (channels == -1)
-            {
-                return -1;
-            }
-            if (channels < 1)
-            {
-                error("channels " + channels + " is invalid; valid values: -1 (keep the fallback's) or 1.." +
-                    Plan.MAX_CHANNELS);
-                return -1;
-            }
-            if (channels > Plan.MAX_CHANNELS)
-            {
-                warnings.add(location + ": channels " + channels + " is above jccl's " + Plan.MAX_CHANNELS +
-                    "; using " + Plan.MAX_CHANNELS);
-                return Plan.MAX_CHANNELS;
-            }
-            return channels;
-        }
-
-        private int wildcardOrPositive(final String field, final String text)
-        {
-            final int value = integer(field, text);
-            if (value != Integer.MIN_VALUE && value != -1 && value < 1)
-            {
-                error(field + " " + value + " is invalid; valid values: -1 (any) or a positive count");
-            }
-            return value;
-        }
-
-        private int regBuff(final String text)
-        {
-            final int value = integer("regBuff", text);
-            if (value != Integer.MIN_VALUE && (value < -1 || value > 1))
-            {
-                error("regBuff " + value + " is invalid; valid values: -1 (any), 0, 1");
-            }
-            return value;
-        }
-
-        private Extras extras(final String text)
-        {
-            final Extras extras = new Extras();
-            final List<String> seen = new ArrayList<>(3);
-            for (final String pair : text.strip().split("\\s+"))
-            {
-                if (pair.isEmpty())
-                {
-                    continue;
-                }
-                final int equals = pair.indexOf('=');
-                if (equals <= 0 || equals == pair.length() - 1)
-                {
-                    error("jccl comment entry '" + pair + "' is not key=value; valid keys: transport, chunk, " +
-                        "threads");
-                    continue;
-                }
-                final String key = pair.substring(0, equals).toLowerCase(Locale.ROOT);
-                final String value = pair.substring(equals + 1);
-                if (seen.contains(key))
-                {
-                    error("jccl comment sets '" + key + "' twice");
-                    continue;
-                }
-                seen.add(key);
-                try
-                {
-                    switch (key)
-                    {
-                        case "transport" -> extras.transport = PlanConstraintsSyntax.parseTransport("transport", value);
-                        case "chunk" -> extras.chunkBytes = PlanConstraints.parseChunkBytes("chunk", value);
-                        case "threads" -> extras.threads = threads(value);
-                        default -> error("unknown jccl comment key '" + key + "'; valid keys: transport, chunk, " +
-                            "threads");
-                    }
-                }
-                catch (final JcclInvalidArgumentException ex)
-                {
-                    error("jccl comment: " + ex.getMessage());
-                }
-            }
-            return extras;
-        }
-
-        private static int threads(final String text)
-        {
-            final int threads;
-            try
-            {
-                threads = Integer.parseInt(text);
-            }
-            catch (final NumberFormatException ex)
-            {
-                throw new JcclInvalidArgumentException("threads='" + text + "' is not an integer; valid values: " +
-                    PlanConstraints.threadsRange());
-            }
-            if (threads < Plan.MIN_THREADS || threads > Plan.MAX_THREADS || threads % 32 != 0)
-            {
-                throw new JcclInvalidArgumentException("threads=" + threads + " is invalid; valid values: " +
-                    PlanConstraints.threadsRange());
-            }
-            return threads;
-        }
-
-        private static boolean isDigits(final String text)
-        {
-            if (text.isEmpty())
-            {
-                return false;
-            }
-            for (int i = 0; i < text.length(); i++)
-            {
-                if (text.charAt(i) < '0' || text.charAt(i) > '9')
-                {
-                    return false;
-                }
-            }
-            return true;
-        }
-    }
-
-    /** jccl's extra knobs of one line. */
-    private static final class Extras
-    {
-        TransportKind transport;
-        int chunkBytes;
-        int threads;
     }
 }
