@@ -13,8 +13,8 @@ import java.util.Set;
 
 /**
  * The lock-step state of one task: its published {@link TuningRound}s, the samples of the round being measured, the
- * {@link Search}, and once converged the frozen plan and the drift watch. Every method is synchronized on the task:
- * ranks ask for plans from their threads while the leader records.
+ * {@link Search} and its confirmation, and once converged the frozen plan and its drift watch. Every method is
+ * synchronized on the task: ranks ask for plans from their threads while the leader records.
  * <p>
  * Call indices: the k-th call of the task on every rank has index k, from 0. A round covers consecutive indices; the
  * next round is published when the leader has recorded every call of the current one (or one failed), so rounds
@@ -25,23 +25,14 @@ import java.util.Set;
  * short enough that a re-tune of 100 ms calls starts within seconds. The horizon only grows, and only as records
  * arrive, so a tuner that gets the leader's records later (another process's) computes the same horizons, later.
  * <p>
- * Confirmation: when a search ends, {@code confirmRounds} more rounds each hold the contenders in turn for
- * {@code warmupCalls + holdCalls} calls, in an order rotated every round (so a trend over time favours none): the
- * search's best unless it is the baseline, its challenger ({@link Search#challenger}: the best-scored plan of
- * another algorithm or protocol) when there is one, and the baseline. Each hold is scored as a candidate is, and
- * each plan by the median of its holds. The fastest contender other than the baseline is frozen only if the
- * baseline's median exceeds its own by {@code confirmMargin} and it beat the baseline in every round, else the
- * baseline is: the search's scores were taken minutes apart, and on a busy machine (JIT, neighbours) they are not
- * comparable. With nothing but the baseline to
- * hold there is no confirmation. These rounds are published like any other, from recorded results alone, and their
- * calls are spent on top of the budget, at most {@code 3 x confirmRounds x (warmupCalls + holdCalls)}.
+ * When a search ends, its {@link ConfirmationRounds} interleave its best, its challenger and its baseline before the
+ * task freezes one of them; once frozen, a {@link DriftWatch} asks for a re-tune when the plan's time drifts. This
+ * class publishes their rounds and gathers their samples as it does the search's.
  */
 final class TaskTuning
 {
     /** The share of a candidate's timed calls, fastest first, whose mean is its score. */
     static final double KEEP_FRACTION = 0.75;
-    /** A converged call's time enters the drift average capped at this times the threshold (a GC pause is one). */
-    static final double DRIFT_CLAMP = 2.0;
     /** The time of a converged plan's calls its lead covers, in ns. */
     static final double LEAD_TARGET_NS = 10e6;
     /** The least lead, in calls (or {@code leadCalls} if that is smaller). */
@@ -79,12 +70,8 @@ final class TaskTuning
     private double bestNs = Double.NaN;
     private String lastFailure;
 
-    private boolean confirming;
-    private int confirmDone;
-    /** The confirmation's plans: the search's best (unless it is the baseline), its challenger, the baseline last. */
-    private Plan[] contenders;
-    /** Each contender's score per confirmation round. */
-    private double[][] contenderNs;
+    /** The confirmation being measured, or null. */
+    private ConfirmationRounds confirming;
     private long confirmCalls;
     private TaskState.Confirmation confirmation = TaskState.Confirmation.NONE;
     private double confirmedSpeedup = Double.NaN;
@@ -93,13 +80,8 @@ final class TaskTuning
     private long lastRecorded = -1;
     /** The last call index a converged plan was given up to ({@link #horizon()}); only grows. */
     private long givenUpTo = -1;
-    private long[] referenceSamples;
-    private int referenceCount;
-    private double referenceNs = Double.NaN;
-    private double averageNs;
-    private int driftRun;
-    /** The summed (clamped) time of the calls of {@link #driftRun}, in ns. */
-    private double driftRunNs;
+    /** The drift watch of the plan frozen last, or null before the first freeze. */
+    private DriftWatch drift;
 
     private TaskTuning(final TaskKey key, final PlanRequest request, final OnlineTunerConfig config,
         final Tuner defaultTuner, final PlanConstraints constraints)
@@ -220,7 +202,7 @@ final class TaskTuning
                 recorded++;
                 if (recorded == samples.length)
                 {
-                    if (confirming)
+                    if (confirming != null)
                     {
                         finishConfirmationRound();
                     }
@@ -231,9 +213,9 @@ final class TaskTuning
                 }
             }
         }
-        else if (round.frozen())
+        else if (round.frozen() && drift.observe(nanos))
         {
-            watch(nanos);
+            retune(config.retuneFromBest() ? bestPlan : defaultPlan());
         }
     }
 
@@ -252,7 +234,8 @@ final class TaskTuning
     {
         final int most = config.leadCalls();
         final int least = Math.min(MIN_LEAD_CALLS, most);
-        if (referenceSamples == null || referenceCount < referenceSamples.length || !(referenceNs > 0))
+        final double referenceNs = drift == null ? Double.NaN : drift.referenceNs();
+        if (!(referenceNs > 0))
         {
             return least;
         }
@@ -289,11 +272,13 @@ final class TaskTuning
     /** A failure in the current round: the candidate, the confirmation or the converged plan is given up. */
     private void abandon(final TuningRound round, final Plan plan)
     {
-        if (measuring && confirming)
+        if (measuring && confirming != null)
         {
             measuring = false;
             failed.add(plan);
-            abandonConfirmation(plan);
+            final ConfirmationRounds abandoned = confirming;
+            confirming = null;
+            conclude(abandoned.abandon(failed, bestNs, baselineNs));
         }
         else if (measuring)
         {
@@ -436,9 +421,11 @@ final class TaskTuning
             }
             final Plan challenger = search.challenger(baselinePlan);
             search = null;
-            if (shouldConfirm(challenger))
+            confirming = ConfirmationRounds.of(config, bestPlan, challenger, baselinePlan, failed);
+            if (confirming != null)
             {
-                startConfirmation(challenger);
+                confirmation = TaskState.Confirmation.RUNNING;
+                publishConfirmation();
             }
             else
             {
@@ -469,156 +456,42 @@ final class TaskTuning
         publishNext();
     }
 
-    /**
-     * @param challenger the search's challenger, or null.
-     * @return true when the baseline may still run and some plan other than it may too: the search's best, or the
-     *         challenger.
-     */
-    private boolean shouldConfirm(final Plan challenger)
-    {
-        return config.confirmEnabled() && baselinePlan != null && !failed.contains(baselinePlan) &&
-            (!bestPlan.equals(baselinePlan) && !failed.contains(bestPlan) || challenger != null);
-    }
-
-    private void startConfirmation(final Plan challenger)
-    {
-        final List<Plan> plans = new ArrayList<>(3);
-        if (!bestPlan.equals(baselinePlan) && !failed.contains(bestPlan))
-        {
-            plans.add(bestPlan);
-        }
-        if (challenger != null)
-        {
-            plans.add(challenger);
-        }
-        plans.add(baselinePlan);
-        contenders = plans.toArray(new Plan[0]);
-        contenderNs = new double[contenders.length][config.confirmRounds()];
-        confirming = true;
-        confirmDone = 0;
-        confirmation = TaskState.Confirmation.RUNNING;
-        publishConfirmation();
-    }
-
-    /** @return the contender that round {@code round} holds at {@code position}: the order rotates every round. */
-    private int contenderAt(final int round, final int position)
-    {
-        return (position + round) % contenders.length;
-    }
-
-    /**
-     * Publishes the next confirmation round: every contender held in turn, the order rotated each round (best,
-     * baseline; then baseline, best; with a challenger best, challenger, baseline; then challenger, baseline, best
-     * ...), so that a trend over time favours none.
-     */
+    /** Publishes the next confirmation round: {@link ConfirmationRounds#holds()}, measured as one round. */
     private void publishConfirmation()
     {
         final int length = config.callsPerCandidate();
-        final List<TuningRound.Hold> holds = new ArrayList<>(contenders.length);
-        for (int position = 0; position < contenders.length; position++)
-        {
-            holds.add(new TuningRound.Hold(contenders[contenderAt(confirmDone, position)], length));
-        }
-        rounds.add(new TuningRound(rounds.size(), nextFirstCall, holds, false));
-        samples = new long[contenders.length * length];
+        final int contenders = confirming.size();
+        rounds.add(new TuningRound(rounds.size(), nextFirstCall, confirming.holds(), false));
+        samples = new long[contenders * length];
         Arrays.fill(samples, -1L);
         recorded = 0;
         measuring = true;
-        confirmCalls += (long)contenders.length * length;
-        nextFirstCall += (long)contenders.length * length;
+        confirmCalls += (long)contenders * length;
+        nextFirstCall += (long)contenders * length;
     }
 
     private void finishConfirmationRound()
     {
         measuring = false;
-        final int length = config.callsPerCandidate();
-        for (int position = 0; position < contenders.length; position++)
-        {
-            contenderNs[contenderAt(confirmDone, position)][confirmDone] = trimmedMean(
-                Arrays.copyOfRange(samples, position * length, (position + 1) * length), config.warmupCalls());
-        }
-        confirmDone++;
-        if (confirmDone < config.confirmRounds())
+        if (!confirming.score(samples))
         {
             publishConfirmation();
             return;
         }
-        confirming = false;
-        final int baseline = contenders.length - 1;
-        int chosen = 0;
-        for (int c = 1; c < baseline; c++)
-        {
-            if (median(contenderNs[c]) < median(contenderNs[chosen]))
-            {
-                chosen = c;
-            }
-        }
-        final double chosenMedianNs = median(contenderNs[chosen]);
-        final double baselineMedianNs = median(contenderNs[baseline]);
-        confirmedSpeedup = baselineMedianNs / chosenMedianNs;
-        baselineNs = baselineMedianNs;
-        if (baselineMedianNs > config.confirmMargin() * chosenMedianNs && winsEveryRound(chosen, baseline))
-        {
-            confirmation = TaskState.Confirmation.KEPT;
-            bestPlan = contenders[chosen];
-            bestNs = chosenMedianNs;
-        }
-        else
-        {
-            confirmation = TaskState.Confirmation.FELL_BACK;
-            bestPlan = baselinePlan;
-            bestNs = baselineMedianNs;
-        }
+        final ConfirmationRounds finished = confirming;
+        confirming = null;
+        conclude(finished.verdict());
+    }
+
+    /** Freezes what a confirmation decided, finished or abandoned. */
+    private void conclude(final ConfirmationRounds.Verdict verdict)
+    {
+        confirmation = verdict.confirmation();
+        confirmedSpeedup = verdict.speedup();
+        baselineNs = verdict.baselineNs();
+        bestPlan = verdict.plan();
+        bestNs = verdict.planNs();
         freeze(bestPlan, bestNs);
-    }
-
-    /**
-     * @return true when the contender scored below the baseline in every interleaved round: the rounds share the
-     *         conditions of their moment (a noisy neighbour, a cold JIT, the other process's scheduling), so a plan
-     *         that is really faster beats the baseline in each, while one that only drew quieter moments does not.
-     *         With the medians alone, 8-byte calls between two processes, whose samples scatter over more than the
-     *         plans differ, kept plans 1.2-6x slower than the baseline in most runs.
-     */
-    private boolean winsEveryRound(final int contender, final int baseline)
-    {
-        for (int round = 0; round < contenderNs[contender].length; round++)
-        {
-            if (!(contenderNs[contender][round] < contenderNs[baseline][round]))
-            {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /**
-     * A plan failed during the confirmation (it is in {@code failed} now): the search's best is frozen with its
-     * search score unless it failed, else the baseline, else (the baseline was the best) the challenger.
-     */
-    private void abandonConfirmation(final Plan failedPlan)
-    {
-        confirming = false;
-        if (failed.contains(bestPlan))
-        {
-            final boolean baselineFailed = failed.contains(baselinePlan);
-            bestPlan = baselineFailed ? contenders[contenders.length - 2] : baselinePlan;
-            bestNs = baselineFailed ? Double.NaN : baselineNs;
-        }
-        confirmation = bestPlan.equals(baselinePlan) ? TaskState.Confirmation.FELL_BACK :
-            TaskState.Confirmation.KEPT;
-        freeze(bestPlan, bestNs);
-    }
-
-    /**
-     * @param values the scores, not empty.
-     * @return their median (the mean of the middle two for an even count).
-     */
-    static double median(final double[] values)
-    {
-        final double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        final int middle = sorted.length >>> 1;
-        return (sorted.length & 1) == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2.0;
     }
 
     private Plan fallbackPlan()
@@ -648,53 +521,9 @@ final class TaskTuning
         frozenFrom = nextFirstCall;
         rounds.add(new TuningRound(rounds.size(), frozenFrom, List.of(new TuningRound.Hold(plan, TuningRound.OPEN)),
             true));
-        referenceSamples = new long[config.callsPerCandidate()];
-        final boolean scored = referenceNs > 0 && Double.isFinite(referenceNs);
-        referenceCount = scored ? referenceSamples.length : 0;
-        this.referenceNs = scored ? referenceNs : Double.NaN;
-        averageNs = this.referenceNs;
-        driftRun = 0;
-        driftRunNs = 0;
+        drift = new DriftWatch(config, referenceNs);
         convergences++;
         advanceHorizon();
-    }
-
-    /** The drift watch: an exponential moving average of the converged plan's time against its reference. */
-    private void watch(final long nanos)
-    {
-        if (!config.driftEnabled())
-        {
-            return;
-        }
-        if (referenceCount < referenceSamples.length)
-        {
-            // a remembered plan's score comes from another run: its reference is measured afresh
-            referenceSamples[referenceCount++] = nanos;
-            if (referenceCount == referenceSamples.length)
-            {
-                referenceNs = Math.max(1.0, trimmedMean(referenceSamples, config.warmupCalls()));
-                averageNs = referenceNs;
-            }
-            return;
-        }
-        final double thresholdNs = config.driftFactor() * referenceNs;
-        final double alpha = 2.0 / (config.driftWindow() + 1.0);
-        final double clampedNs = Math.min(nanos, DRIFT_CLAMP * thresholdNs);
-        averageNs += alpha * (clampedNs - averageNs);
-        if (averageNs <= thresholdNs)
-        {
-            driftRun = 0;
-            driftRunNs = 0;
-        }
-        else
-        {
-            driftRun++;
-            driftRunNs += clampedNs;
-            if (driftRun >= config.driftWindow() && driftRunNs >= config.driftMinMs() * 1e6)
-            {
-                retune(config.retuneFromBest() ? bestPlan : defaultPlan());
-            }
-        }
     }
 
     /** Closes the frozen round at the horizon and starts a search right after it. */

@@ -27,7 +27,7 @@ class OnlineTunerDriftTest
 
     /**
      * Calls after the jump that cover the default drift time: the converged plan's slow calls count at least 2000 ns
-     * each (clamped at {@link TaskTuning#DRIFT_CLAMP} x its 1.5 x threshold over a reference of about 1000 ns, less
+     * each (clamped at {@link DriftWatch#DRIFT_CLAMP} x its 1.5 x threshold over a reference of about 1000 ns, less
      * with noise), and the re-tune then needs its own calls.
      */
     private static final int CALLS_FOR_DRIFT_MIN_MS =
