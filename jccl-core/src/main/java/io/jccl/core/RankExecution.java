@@ -14,7 +14,6 @@ import io.jccl.schedules.Worker;
 import io.jccl.transport.InProcessTransport;
 import io.jccl.transport.RecvConnector;
 import io.jccl.transport.SendConnector;
-import io.jccl.transport.SharedBuffers;
 
 import java.util.List;
 
@@ -22,7 +21,9 @@ import java.util.List;
  * The executor of one rank's part of a {@link Program} (DESIGN.md, "Execution model: steps never block"). Every
  * worker is a state machine over (pipeline iteration, step); {@link #doWork()} moves each worker as far as its
  * dependencies, its receive peer's slots and its send peer's free slots allow, and returns how much it did.
- * Made once per (communicator, program) and rebound for every call; the hot path allocates nothing.
+ * Made once per (communicator, program) and rebound for every call; the hot path allocates nothing. Its
+ * {@link DirectReads} decides which sending steps publish their data in place for the receiver to read rather than
+ * staging it in the slot.
  * <p>
  * Pipelining: every chunk of every buffer is cut into pieces of {@code pieceCount} elements; iteration {@code p}
  * runs every step of a worker on piece {@code p} of the chunks the step names.
@@ -32,12 +33,6 @@ final class RankExecution implements Execution
     private static final int BUFFERS = 3;
     /** Steps that store and forward the same data do it in blocks this large, the second pass from L1/L2. */
     private static final int BLOCK_BYTES = 16 * 1024;
-    /**
-     * Chunks smaller than this are staged even where the receiver could read them in place: copying a few KiB costs
-     * less than the sender waiting, before it completes, for the receiver to say it has read them (one more message
-     * latency on the call's critical path).
-     */
-    static final int DIRECT_MIN_BYTES = 4 * 1024;
     private static final int SMALL_COPY_BYTES = 64;
 
     private final Program program;
@@ -66,18 +61,8 @@ final class RankExecution implements Execution
     private final int channels;
     /** Send connectors whose receivers read this rank's buffers directly (P2P with SIMPLE); empty otherwise. */
     private final SendConnector[] directSenders;
-    /** Per worker and step: the step may publish its data in place (see {@link #findDirectSteps()}). */
-    private final boolean[][] directStep;
-    /** The buffer placement {@link #directStep} was computed for. */
-    private long directInputDelta = Long.MIN_VALUE;
-    private long directLayoutKey = Long.MIN_VALUE;
-    /** Between processes: the shared allocator whose buffers peers read in place, else null. */
-    private final SharedBuffers sharedBuffers;
-    /** The shared buffers (ids, 0 for other memory) that held the input and output when {@link #directStep} was. */
-    private long directInputSegment = -1;
-    private long directOutputSegment = -1;
-    /** Per buffer (by {@link BufferKind} ordinal), the shared buffer {@link #segmentId} found last. */
-    private final SharedBuffers.Segment[] lastSegments = new SharedBuffers.Segment[BUFFERS];
+    /** Which steps publish their data in place, for the bound call's placement (on a direct connector only). */
+    private final DirectReads directReads;
 
     /** Per input chunk, the last pipeline iteration in which it was overwritten (PreMulSum on raw input only). */
     private final long[] inputWritten;
@@ -119,14 +104,11 @@ final class RankExecution implements Execution
                 worker.recvPeer() == Worker.NO_PEER ? null :
                     transport.receiver(worker.recvPeer(), rank, worker.channel(), protocol, transportKind));
         }
-        this.directSenders = java.util.Arrays.stream(workers).map(w -> w.send)
+        final SendConnector[] sends = java.util.Arrays.stream(workers).map(w -> w.send).toArray(SendConnector[]::new);
+        this.directSenders = java.util.Arrays.stream(sends)
             .filter(c -> c != null && c.direct()).distinct().toArray(SendConnector[]::new);
-        this.sharedBuffers = transport.ownBuffers();
-        this.directStep = new boolean[workers.length][];
-        for (int w = 0; w < workers.length; w++)
-        {
-            directStep[w] = new boolean[workers[w].stepCount];
-        }
+        this.directReads = new DirectReads(rankWorkers, sends, transport.ownBuffers(), baseAddress, chunkStart,
+            chunkLength);
         for (final BufferKind kind : BufferKind.values())
         {
             final ChunkLayout layout = program.layout(kind);
@@ -255,19 +237,7 @@ final class RankExecution implements Execution
         }
         if (directSenders.length > 0)
         {
-            final long inputDelta = inputAddress == 0 || outputAddress == 0 ? 0 : inputAddress - outputAddress;
-            final long layoutKey = inputElements * 31 + outputElements * 17 + size;
-            final long inputSegment = segmentId(BufferKind.INPUT.ordinal(), inputAddress, inputElements * size);
-            final long outputSegment = segmentId(BufferKind.OUTPUT.ordinal(), outputAddress, outputElements * size);
-            if (inputDelta != directInputDelta || layoutKey != directLayoutKey ||
-                inputSegment != directInputSegment || outputSegment != directOutputSegment)
-            {
-                directInputDelta = inputDelta;
-                directLayoutKey = layoutKey;
-                directInputSegment = inputSegment;
-                directOutputSegment = outputSegment;
-                findDirectSteps();
-            }
+            directReads.bind(inputAddress, outputAddress, inputElements, outputElements, size);
         }
         workersDone = 0;
         slotsSent = 0;
@@ -277,22 +247,6 @@ final class RankExecution implements Execution
         {
             w.reset();
         }
-    }
-
-    /**
-     * @return between processes, the id of the shared buffer that holds a whole call buffer (0 for other memory,
-     *         whose data peers in other processes cannot read in place); 0 in one process, where they read any.
-     */
-    private long segmentId(final int buffer, final long address, final long length)
-    {
-        if (sharedBuffers == null || address == 0)
-        {
-            return 0;
-        }
-        // calls mostly reuse their buffers: the segment last found for the buffer answers without a search
-        final SharedBuffers.Segment segment = sharedBuffers.find(lastSegments[buffer], address, length);
-        lastSegments[buffer] = segment != null ? segment : lastSegments[buffer];
-        return segment == null ? 0 : segment.id();
     }
 
     /**
@@ -337,90 +291,6 @@ final class RankExecution implements Execution
                 }
             }
         }
-    }
-
-    /**
-     * Marks the steps that may publish their data in place instead of copying it into the slot: SEND (its source),
-     * RECV_COPY_SEND and RECV_REDUCE_COPY_SEND (their destination), on a direct connector, moving one chunk, where no
-     * other step of this rank writes memory of that chunk during the call. The receiver reads the range while the
-     * sender runs on, so a later write there would race; such steps stage, and the ranks can never wait on each
-     * other's reads in a cycle. A receiver in another process reads only jccl's shared buffers, so there the chunk
-     * must lie in one ({@link SendConnector#readableInPlace}). Computed when the buffers' relative placement, sizes
-     * or shared buffers change (in place or not).
-     */
-    private void findDirectSteps()
-    {
-        for (int w = 0; w < workers.length; w++)
-        {
-            final WorkerState ws = workers[w];
-            for (int s = 0; s < ws.stepCount; s++)
-            {
-                final Opcode op = ws.worker.opcode(s);
-                final boolean shape = ws.send != null && ws.send.direct() &&
-                    ws.worker.field(s, StepDescriptor.CHUNK_COUNT) == 1 && (op == Opcode.SEND ||
-                    op == Opcode.RECV_COPY_SEND || op == Opcode.RECV_REDUCE_COPY_SEND);
-                final int bufferField = op == Opcode.SEND ? StepDescriptor.SRC_BUFFER : StepDescriptor.DST_BUFFER;
-                final int chunkField = op == Opcode.SEND ? StepDescriptor.SRC_CHUNK : StepDescriptor.DST_CHUNK;
-                final int buffer = ws.worker.field(s, bufferField);
-                final int chunk = ws.worker.field(s, chunkField);
-                directStep[w][s] = shape && chunkLength[buffer][chunk] * elementSize >= DIRECT_MIN_BYTES &&
-                    !writtenElsewhere(w, s, bufferField, chunkField) && readableInPlace(ws, buffer, chunk);
-            }
-        }
-    }
-
-    /**
-     * @return true when the worker's receiver can read the whole chunk in place. Between processes the whole call
-     *         buffer must lie in one shared buffer, as {@link #bind} keys {@link #directStep} on those buffers: a
-     *         buffer that only overlaps one could shift against it from call to call without the key changing.
-     */
-    private boolean readableInPlace(final WorkerState ws, final int buffer, final int chunk)
-    {
-        final boolean wholeBufferShared = sharedBuffers == null ||
-            buffer == BufferKind.INPUT.ordinal() && directInputSegment != 0 ||
-            buffer == BufferKind.OUTPUT.ordinal() && directOutputSegment != 0;
-        return wholeBufferShared && ws.send.readableInPlace(baseAddress[buffer] +
-            chunkStart[buffer][chunk] * elementSize, chunkLength[buffer][chunk] * elementSize);
-    }
-
-    /** @return true when a step other than (w, s) writes memory of the chunk step (w, s) names in its fields. */
-    private boolean writtenElsewhere(final int w, final int s, final int bufferField, final int chunkField)
-    {
-        final Worker worker = workers[w].worker;
-        final int buffer = worker.field(s, bufferField);
-        final int chunk = worker.field(s, chunkField);
-        final long start = byteStart(buffer, chunk);
-        final long end = start + chunkLength[buffer][chunk] * elementSize;
-        for (int w2 = 0; w2 < workers.length; w2++)
-        {
-            final Worker other = workers[w2].worker;
-            for (int s2 = 0; s2 < workers[w2].stepCount; s2++)
-            {
-                if (!other.opcode(s2).writesDestination() || (w2 == w && s2 == s && bufferField ==
-                    StepDescriptor.DST_BUFFER))
-                {
-                    continue;
-                }
-                final int b2 = other.field(s2, StepDescriptor.DST_BUFFER);
-                final int c2 = other.field(s2, StepDescriptor.DST_CHUNK);
-                for (int j = 0; j < other.field(s2, StepDescriptor.CHUNK_COUNT); j++)
-                {
-                    final long start2 = byteStart(b2, c2 + j);
-                    if (start2 < end && start < start2 + chunkLength[b2][c2 + j] * elementSize)
-                    {
-                        return true;
-                    }
-                }
-            }
-        }
-        return false;
-    }
-
-    /** @return the address of a chunk, or its offset when its buffer has no address (scratch is never aliased). */
-    private long byteStart(final int buffer, final int chunk)
-    {
-        final long base = buffer == BufferKind.SCRATCH.ordinal() ? Long.MIN_VALUE / 2 : baseAddress[buffer];
-        return base + chunkStart[buffer][chunk] * elementSize;
     }
 
     /** @return the input chunk a (buffer, chunk) shares memory with, or -1. */
@@ -694,7 +564,7 @@ final class RankExecution implements Execution
             final int dst = worker.field(step, StepDescriptor.DST_BUFFER);
             // a direct slot would hold this call back until the peer read it, and the peer's reading call may be
             // waiting for an earlier call of this rank: each side's calls would wait on the other's
-            return !op.receives() && !(op.sends() && directStep[index][step]) &&
+            return !op.receives() && !(op.sends() && directReads.isDirect(index, step)) &&
                 (!op.readsSource() || (aheadReadable & 1 << src) != 0) &&
                 (!op.writesDestination() || (aheadWritable & 1 << dst) != 0) &&
                 (op != Opcode.REDUCE || (aheadReadable & 1 << dst) != 0);
@@ -713,7 +583,7 @@ final class RankExecution implements Execution
             final int chunkCount = worker.field(step, StepDescriptor.CHUNK_COUNT);
             final long inSlot = op.receives() ? checkedSlot(op) : 0;
             // a step whose sent data ends up in one range of a buffer publishes that range instead of copying it
-            final long directFrom = op.sends() && directStep[index][step] ? directSource(op) : 0;
+            final long directFrom = op.sends() && directReads.isDirect(index, step) ? directSource(op) : 0;
             final long outSlot = directFrom != 0 || !op.sends() ? 0 :
                 send.slotAddress((int)stepBytes(op, srcBuffer, srcChunk, dstBuffer, dstChunk, chunkCount));
             long slotOffset = 0;

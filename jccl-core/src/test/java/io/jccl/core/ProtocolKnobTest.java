@@ -67,7 +67,7 @@ class ProtocolKnobTest
         // release; an 8-byte AllReduce copies through the slot and completes without it
         for (final Algorithm algorithm : Algorithm.values())
         {
-            for (final long count : new long[] {2, RankExecution.DIRECT_MIN_BYTES / Float.BYTES - 1, 64 * 1024})
+            for (final long count : new long[] {2, DirectReads.DIRECT_MIN_BYTES / Float.BYTES - 1, 64 * 1024})
             {
                 final int n = 2;
                 final Communicator[] comms = Jccl.initAll(new Context().algorithm(algorithm)
@@ -95,7 +95,7 @@ class ProtocolKnobTest
                     comms[r].close();
                 }
                 final String what = algorithm + " count " + count + ": " + counters;
-                if (count * Float.BYTES < RankExecution.DIRECT_MIN_BYTES)
+                if (count * Float.BYTES < DirectReads.DIRECT_MIN_BYTES)
                 {
                     assertEquals(0, counters.bytesDirect(TransportKind.P2P), what);
                     assertTrue(counters.bytesStaged(TransportKind.P2P) > 0, what);
