@@ -32,14 +32,14 @@ final class BoundShape
     final long outputElements;
     /** Scratch bytes a call of the shape needs ({@link Program#scratchElements} divides: once per shape). */
     final long scratchBytes;
-    /** The online tuner's part in the shape ({@link LocalCommunicator.OnlineTask#NONE} when it does not decide it). */
-    final LocalCommunicator.OnlineTask online;
+    /** The online tuner's part in the shape ({@link CallBinder.OnlineTask#NONE} when it does not decide it). */
+    final CallBinder.OnlineTask online;
     /** The online tuner's plan that {@link #plan} is the runnable form of, or null when the tuner did not choose it. */
     final Plan tunedFrom;
 
     BoundShape(final Call call, final Plan plan, final Program program, final Execution execution,
         final HostReducer reducer, final boolean premul, final long inputElements, final long outputElements,
-        final LocalCommunicator.OnlineTask online, final Plan tunedFrom)
+        final CallBinder.OnlineTask online, final Plan tunedFrom)
     {
         this.collective = call.collective;
         this.type = call.type;
