@@ -25,6 +25,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * thread drives the {@link ProgressEngine}; the rank is advanced by one thread at a time (a try-claim). Its
  * {@link CallBinder} binds each call to an executor; this class runs them, lets later calls run ahead of the oldest,
  * and completes them.
+ * <p>
+ * Over 600 lines on purpose: running ahead needs the queue, the call numbering and the failure state this class owns;
+ * in a class of its own it would call back into this one on the hot path.
  */
 final class LocalCommunicator implements Communicator
 {

@@ -27,6 +27,9 @@ import java.util.List;
  * <p>
  * Pipelining: every chunk of every buffer is cut into pieces of {@code pieceCount} elements; iteration {@code p}
  * runs every step of a worker on piece {@code p} of the chunks the step names.
+ * <p>
+ * Over 600 lines on purpose: one job, the step machine; cutting it further would spread its per-step state over
+ * classes on the hot path ({@link DirectReads} already holds the placement of direct reads).
  */
 final class RankExecution implements Execution
 {
