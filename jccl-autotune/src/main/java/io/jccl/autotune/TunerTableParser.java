@@ -107,7 +107,9 @@ final class TunerTableParser
             }
             final Collective collective = collective(fields[0]);
             final long minBytes = bytes("min_bytes", fields[1]);
-            final long maxBytes = bytes("max_bytes", fields[2]);
+            // NCCL's example plugin reads max_bytes with strtoull, so -1 there is "no upper bound" and users' files
+            // have it (allreduce,65537,-1,ring,simple,...)
+            final long maxBytes = "-1".equals(fields[2]) ? Long.MAX_VALUE : bytes("max_bytes", fields[2]);
             if (minBytes >= 0 && maxBytes >= 0 && minBytes > maxBytes)
             {
                 error("min_bytes " + minBytes + " is above max_bytes " + maxBytes);

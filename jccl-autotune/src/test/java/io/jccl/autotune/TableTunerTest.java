@@ -127,6 +127,19 @@ class TableTunerTest
     }
 
     @Test
+    void shouldReadMaxBytesMinusOneAsNoUpperBoundWhenAFileHasItAsNcclsPluginDoes()
+    {
+        final TableTuner tuner = TableTuner.load(resource("unbounded-max.csv"), FALLBACK_TUNER);
+        assertTrue(tuner.warnings().isEmpty(), tuner.warnings()::toString);
+        assertEquals(Algorithm.TREE, tuner.choose(request(Collective.ALL_REDUCE, 65_536, 2, 1, 1, false)).algorithm());
+        assertEquals(Algorithm.RING, tuner.choose(request(Collective.ALL_REDUCE, 65_537, 2, 1, 1, false)).algorithm());
+        assertEquals(Algorithm.RING, tuner.choose(request(Collective.ALL_REDUCE, 1L << 40, 2, 1, 1, false))
+            .algorithm(), "no upper bound");
+        assertEquals(Long.MAX_VALUE, tuner.match(request(Collective.ALL_REDUCE, 1L << 40, 2, 1, 1, false))
+            .maxBytes());
+    }
+
+    @Test
     void shouldLetTheFirstMatchingLineWin()
     {
         final TableTuner tuner = table(
@@ -161,7 +174,7 @@ class TableTunerTest
         "unknown-algorithm  | 3 | unknown algorithm 'butterfly'; valid values: tree, ring, direct",
         "unknown-protocol   | 3 | unknown protocol 'll256'; valid values: ll, ll128, simple",
         "non-numeric-bytes  | 3 | min_bytes '1k' is not a non-negative integer",
-        "negative-bytes     | 3 | max_bytes '-1' is not a non-negative integer",
+        "negative-bytes     | 3 | max_bytes '-2' is not a non-negative integer",
         "non-numeric-ranks  | 3 | nRanks 'four' is not an integer",
         "negative-channels  | 3 | channels -2 is invalid; valid values: -1 (keep the fallback's) or 1..32",
         "zero-nodes         | 3 | nNodes 0 is invalid; valid values: -1 (any) or a positive count",
