@@ -16,9 +16,9 @@ class BenchJavaCommandTest
     @Test
     void shouldRunTheSameClassPathAndToolWithTheScriptsJvmOptionsWhenGivenClassPathEntry()
     {
-        assertEquals(List.of("/jdk/bin/java", "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx2g",
+        assertEquals(List.of("jdk/bin/java", "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx2g",
             "-XX:+UseSerialGC", "-cp", "a.jar:b/classes", "io.jccl.bench.JcclBench", "all_reduce_perf", "-b", "8",
-            "-e", "1M"), BenchJavaCommand.command("/jdk/bin/java", CpuBinding.UNBOUND,
+            "-e", "1M"), BenchJavaCommand.command("jdk/bin/java", CpuBinding.UNBOUND,
             BenchJavaCommand.jvmOptions(Map.of("JCCL_BENCH_JAVA_OPTS", "  -Xmx2g  -XX:+UseSerialGC ")),
             BenchJavaCommand.classpathEntry("a.jar:b/classes", JcclBench.class.getName()),
             List.of("all_reduce_perf", "-b", "8", "-e", "1M")));
@@ -29,15 +29,15 @@ class BenchJavaCommandTest
     {
         final CpuBinding bound = CpuBinding.resolve(CpuBinding.CORE, 2, List.of(0, 1), "/usr/bin/taskset");
         assertEquals(List.of("java", "-Xbatch", "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
-            "-XX:+BackgroundCompilation", "-jar", "/x/jccl-bench.jar", "all_reduce_perf"),
+            "-XX:+BackgroundCompilation", "-jar", "target/jccl-bench.jar", "all_reduce_perf"),
             BenchJavaCommand.command("java", bound,
             BenchJavaCommand.jvmOptions(Map.of("JCCL_BENCH_JAVA_OPTS", "-XX:+BackgroundCompilation")),
-            BenchJavaCommand.jarEntry(Path.of("/x/jccl-bench.jar")), List.of("all_reduce_perf")),
+            BenchJavaCommand.jarEntry(Path.of("target/jccl-bench.jar")), List.of("all_reduce_perf")),
             "the option first, so that the user's come after it");
         assertEquals(List.of("java", "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "-jar",
-            "/x/jccl-bench.jar", "all_reduce_perf"), BenchJavaCommand.command("java",
+            "target/jccl-bench.jar", "all_reduce_perf"), BenchJavaCommand.command("java",
             CpuBinding.resolve(CpuBinding.NONE, 2, List.of(0, 1), "/usr/bin/taskset"),
-            BenchJavaCommand.jvmOptions(Map.of()), BenchJavaCommand.jarEntry(Path.of("/x/jccl-bench.jar")),
+            BenchJavaCommand.jvmOptions(Map.of()), BenchJavaCommand.jarEntry(Path.of("target/jccl-bench.jar")),
             List.of("all_reduce_perf")), "children that float compile in the background");
     }
 
