@@ -26,9 +26,9 @@ public final class ProtocolDescriptor
     /** LL128's buffer: 36864 lines of 128 bytes (about 4.6 MiB). */
     public static final int LL128_BUFFER_LENGTH = 36864 * 128;
     /** LL128 line length. */
-    public static final int LL128_LINE = 128;
+    public static final int LL128_LINE = io.jccl.kernels.LlCodec.LL128_LINE;
     /** LL128 payload bytes per line. */
-    public static final int LL128_LINE_DATA = 120;
+    public static final int LL128_LINE_DATA = io.jccl.kernels.LlCodec.LL128_LINE_DATA;
 
     private ProtocolDescriptor()
     {

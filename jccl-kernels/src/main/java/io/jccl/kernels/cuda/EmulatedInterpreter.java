@@ -3,6 +3,7 @@ package io.jccl.kernels.cuda;
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
 import io.jccl.kernels.HostReducer;
+import io.jccl.kernels.LlCodec;
 import org.agrona.UnsafeApi;
 
 import static io.jccl.kernels.cuda.DeviceLayout.*;
@@ -339,12 +340,9 @@ final class EmulatedInterpreter
             {
                 final long bytes = pieceElements(buffer, chunk + j) * elemSize;
                 final long words = (bytes + 7) / 8 * 2;
-                for (long w = 0; w < words; w++)
+                if (LlCodec.arrivedWords(wire + 2 * offset, 0, words, flag) < words)
                 {
-                    if (UnsafeApi.getIntVolatile(null, wire + 2 * offset + 8 * w + 4) != flag)
-                    {
-                        return false;
-                    }
+                    return false;
                 }
                 offset += alignRegion(bytes);
             }
@@ -354,11 +352,7 @@ final class EmulatedInterpreter
         /** LL words {data, flag} to payload in {@link #staging}. */
         private void unpack(final long wire, final long bytes)
         {
-            final long words = (bytes + 7) / 8 * 2;
-            for (long w = 0; w < words; w++)
-            {
-                UnsafeApi.putInt(staging + 4 * w, UnsafeApi.getInt(wire + 8 * w));
-            }
+            LlCodec.unpackWords(wire, staging, (bytes + 7) / 8 * 2);
         }
 
         /** Payload in {@link #staging} to LL words {data, flag}; the last unit's padding is zero, as the kernel's. */
@@ -366,11 +360,7 @@ final class EmulatedInterpreter
         {
             final long words = (bytes + 7) / 8 * 2;
             UnsafeApi.setMemory(staging + bytes, words * 4 - bytes, (byte)0);
-            for (long w = 0; w < words; w++)
-            {
-                UnsafeApi.putInt(wire + 8 * w, UnsafeApi.getInt(staging + 4 * w));
-                UnsafeApi.putIntVolatile(null, wire + 8 * w + 4, flag);
-            }
+            LlCodec.packWords(staging, wire, words, flag);
         }
 
         private long pieceElements(final int buffer, final int chunk)
