@@ -16,7 +16,7 @@ import io.jccl.autotune.TunerChain;
 import io.jccl.kernels.HostDevice;
 import io.jccl.schedules.Generators;
 import io.jccl.schedules.Program;
-import io.jccl.transport.InProcessTransport;
+import io.jccl.transport.Connections;
 import io.jccl.transport.net.NetConfig;
 import io.jccl.transport.net.NetTransport;
 import org.slf4j.Logger;
@@ -39,7 +39,7 @@ final class CommGroup
     final Topology topology;
     /** The hosts the ranks span (the tuners' {@code nNodes}). */
     final int hosts;
-    final InProcessTransport transport;
+    final Connections transport;
     final TunerChain tuner;
     /** The online search ({@code JCCL_TUNER=auto}), or null. */
     final OnlineTuner online;
@@ -63,7 +63,7 @@ final class CommGroup
     private volatile JcclException failure;
 
     private CommGroup(final Context context, final Topology topology, final int[] localRanks,
-        final InProcessTransport transport, final PlanConstraints constraints, final Calibration calibration,
+        final Connections transport, final PlanConstraints constraints, final Calibration calibration,
         final Runnable onLastClose, final Runnable onAbort, final Runnable quiesce)
     {
         this.onAbort = onAbort;
@@ -115,7 +115,7 @@ final class CommGroup
         java.util.Arrays.setAll(all, r -> r);
         if (context.constraints().transport() != TransportKind.NET)
         {
-            return new CommGroup(context, Topology.singleProcess(nRanks), all, new InProcessTransport(),
+            return new CommGroup(context, Topology.singleProcess(nRanks), all, new Connections(),
                 context.constraints(), context.calibration(), () -> { }, () -> { }, () -> { });
         }
         // NET pinned in one process: every pair goes through the network transport on this host's loopback
@@ -127,7 +127,7 @@ final class CommGroup
         {
             net.connect(endpoints);
             final CommGroup group = new CommGroup(context, Topology.singleProcess(nRanks), all,
-                new InProcessTransport(net), context.constraints(), context.calibration(), () -> { }, () -> { },
+                new Connections(net), context.constraints(), context.calibration(), () -> { }, () -> { },
                 () -> { });
             net.onFailure(group::fail);
             return group;
@@ -152,7 +152,7 @@ final class CommGroup
      * @return this process's part of a communicator whose ranks live in several processes, on one host or more.
      */
     static CommGroup createShared(final Context context, final Topology topology, final int[] localRanks,
-        final InProcessTransport transport, final Calibration calibration, final Runnable onLastClose,
+        final Connections transport, final Calibration calibration, final Runnable onLastClose,
         final Runnable onAbort, final Runnable quiesce)
     {
         HostDevice.checkJvmFlags();
@@ -171,7 +171,7 @@ final class CommGroup
     PlanResolver resolver(final int rank)
     {
         return new PlanResolver(tuner, schedules, online != null, cuda == null ? null : cuda.costModel(rank),
-            context.chunkBytes(), InProcessTransport::slotLength);
+            context.chunkBytes(), Connections::slotLength);
     }
 
     Communicator[] communicators()

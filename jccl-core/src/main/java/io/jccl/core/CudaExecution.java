@@ -17,6 +17,7 @@ import io.jccl.schedules.Opcode;
 import io.jccl.schedules.Program;
 import io.jccl.schedules.StepDescriptor;
 import io.jccl.schedules.Worker;
+import io.jccl.transport.cuda.CudaProxy;
 import org.agrona.UnsafeApi;
 
 import java.util.List;
@@ -134,7 +135,7 @@ final class CudaExecution implements Execution
             final Worker worker = workers[w];
             steps += worker.stepCount();
             sendFifo[w] = worker.sendPeer() == Worker.NO_PEER ? 0 :
-                group.fifo(rank, worker.sendPeer(), worker.channel(), protocol.ordinal());
+                group.fifo(rank, worker.sendPeer(), worker.channel(), protocol);
         }
         // receiving ends after every sending end: a receiver in another process may wait for the sender's IPC
         // handle, which every rank sends before it waits for any
@@ -142,7 +143,7 @@ final class CudaExecution implements Execution
         {
             final Worker worker = workers[w];
             final long fifo = worker.recvPeer() == Worker.NO_PEER ? 0 :
-                group.fifo(worker.recvPeer(), rank, worker.channel(), protocol.ordinal());
+                group.fifo(worker.recvPeer(), rank, worker.channel(), protocol);
             recvFifo[w] = worker.recvPeer() != Worker.NO_PEER && fifo == 0 ? UNRESOLVED : fifo;
         }
         this.totalSteps = steps;
@@ -150,9 +151,9 @@ final class CudaExecution implements Execution
         for (final Worker worker : workers)
         {
             final CudaProxy out = worker.sendPeer() == Worker.NO_PEER ? null :
-                group.proxy(rank, worker.sendPeer(), worker.channel(), protocol.ordinal());
+                group.proxy(rank, worker.sendPeer(), worker.channel(), protocol);
             final CudaProxy in = worker.recvPeer() == Worker.NO_PEER ? null :
-                group.proxy(worker.recvPeer(), rank, worker.channel(), protocol.ordinal());
+                group.proxy(worker.recvPeer(), rank, worker.channel(), protocol);
             for (final CudaProxy p : new CudaProxy[] {out, in})
             {
                 if (p != null && !found.contains(p))
@@ -281,7 +282,7 @@ final class CudaExecution implements Execution
         UnsafeApi.putLong(staging + L_SCALAR_F, Double.doubleToRawLongBits(scalar));
         UnsafeApi.putLong(staging + L_SCALAR_I, Double.isFinite(scalar) ? HostReducer.integerScalar(scalar) : 0);
         UnsafeApi.putLong(staging + L_ABORT_ADDR, control);
-        UnsafeApi.putLong(staging + L_TAG, tag(call.seq, call.shape, planHash));
+        UnsafeApi.putLong(staging + L_TAG, DeviceLayout.slotTag(call.seq, call.shape, planHash));
         UnsafeApi.putLong(staging + L_ERROR_ADDR, control + 8);
         UnsafeApi.putLong(staging + L_PAYLOAD_BYTES, payload);
         UnsafeApi.setMemory(staging + progressOffset, 8L * workers.length, (byte)0);
@@ -319,7 +320,7 @@ final class CudaExecution implements Execution
         {
             if (recvFifo[w] == UNRESOLVED)
             {
-                final long fifo = group.fifo(workers[w].recvPeer(), rank, workers[w].channel(), protocol.ordinal());
+                final long fifo = group.fifo(workers[w].recvPeer(), rank, workers[w].channel(), protocol);
                 if (fifo == 0)
                 {
                     return 0;
@@ -347,16 +348,6 @@ final class CudaExecution implements Execution
     private static boolean dividesAverage(final Call call)
     {
         return call.op != null && call.op.kind() == ReduceOp.Kind.AVG && !call.type.isFloatingPoint();
-    }
-
-    /**
-     * @return call sequence, shape and plan in one word, never 0, so a slot of another call or plan is told apart
-     *         (the kernels compare it; a proxy writes it for slots from other processes)
-     */
-    static long tag(final long seq, final long shape, final long planHash)
-    {
-        final long tag = (seq * 0x9E3779B97F4A7C15L) ^ shape ^ (planHash * 31);
-        return tag == 0 ? 1 : tag;
     }
 
     /**

@@ -1,10 +1,17 @@
 package io.jccl.core;
 
 import io.jccl.JcclInvalidUsageException;
+import io.jccl.Protocol;
+import io.jccl.TransportKind;
 import io.jccl.kernels.cuda.CudaApi;
 import io.jccl.kernels.cuda.DeviceLayout;
 import io.jccl.kernels.cuda.KernelNames;
 import io.jccl.kernels.cuda.PtxResources;
+import io.jccl.transport.Connections;
+import io.jccl.transport.Link;
+import io.jccl.transport.cuda.CudaProxy;
+import io.jccl.transport.cuda.CudaTransport;
+import io.jccl.transport.cuda.DeviceConnection;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -12,10 +19,8 @@ import java.util.Map;
 /**
  * The CUDA side of this process's ranks of a communicator: the driver (real or emulated), each local rank's device
  * (round-robin over the visible devices by the rank's place among the ranks of its host, as LOCAL_RANK picks a GPU;
- * several ranks may share one), the kernels loaded per device, and the FIFOs, made on first use and kept (their
- * counters run on across calls). Between local ranks a FIFO lies in the receiver's device memory. To or from a rank of
- * another process it lies in pinned host memory the device maps, and a {@link CudaProxy} moves its slots through the
- * host transport (shared memory on this host, the network to others). Thread-safe; nothing here runs per chunk.
+ * several ranks may share one), the kernels loaded per device, and the device connections, made on first use by the
+ * {@link CudaTransport} and kept (their counters run on across calls). Thread-safe; nothing here runs per chunk.
  */
 final class CudaGroup
 {
@@ -36,40 +41,26 @@ final class CudaGroup
 
     /** Per device, its kernels by name ({@link #KERNELS}); null for devices without a rank of this process. */
     private final Map<String, Long>[] kernels;
-    /**
-     * Per device, a stream of this group's own (non-blocking) that zeroes the FIFOs it makes, 0 for devices without a
-     * rank of this process. Not the legacy default stream: a rank that zeroed a new FIFO there, while another rank's
-     * kernel waited for this rank's, hung an H200 ({@code all_reduce_perf -g 4}; with 2 ranks every FIFO is made
-     * before the first launch, and it ran).
-     */
-    private final long[] setupStreams;
-    private final Map<Long, Long> fifos = new HashMap<>();
-    private final Map<Long, Long> pinnedFifos = new HashMap<>();
-    /** IPC: FIFOs in this process's device memory that a rank of another process maps, and those mapped here. */
-    private final Map<Long, Long> exportedFifos = new HashMap<>();
-    private final Map<Long, Long> importedFifos = new HashMap<>();
-    /** The sequence number of a handshake slot, which no call has. */
-    static final long HANDSHAKE = -1;
-    private final io.jccl.Topology topology;
-    private final boolean ipc;
-    private final Map<Long, CudaProxy> proxies = new HashMap<>();
+    /** The device connections of this process's ranks, by link, made on first use and kept. */
+    private final Map<Long, DeviceConnection> connections = new HashMap<>();
     private final int[] ranksOnDevice;
     private final boolean[] local;
-    private final io.jccl.transport.InProcessTransport transport;
+    private final Connections transport;
+    private final CudaTransport cudaTransport;
 
     /**
      * @param api        the driver.
      * @param topology   where every rank lives.
      * @param localRanks the ranks of this process.
-     * @param transport  the host transport, which carries the slots of connections to other processes.
+     * @param transport  the host connections, which carry the slots of connections to other processes.
+     * @param chosen     the devices the context names for this process's ranks, or null to spread them.
+     * @param ipc        whether FIFOs to ranks of other processes of this host use CUDA IPC.
      */
     CudaGroup(final CudaApi api, final io.jccl.Topology topology, final int[] localRanks,
-        final io.jccl.transport.InProcessTransport transport, final int[] chosen, final boolean ipc)
+        final Connections transport, final int[] chosen, final boolean ipc)
     {
         this.api = api;
         this.transport = transport;
-        this.topology = topology;
-        this.ipc = ipc;
         final int devices = api.deviceCount();
         if (devices < 1)
         {
@@ -117,14 +108,11 @@ final class CudaGroup
         }
         @SuppressWarnings("unchecked")
         final Map<String, Long>[] byDevice = new Map[devices];
-        setupStreams = new long[devices];
         for (int d = 0; d < devices; d++)
         {
             if (ranksOnDevice[d] > 0)
             {
                 byDevice[d] = loadKernels(api, d);
-                api.setDevice(d);
-                setupStreams[d] = api.streamCreate();
             }
         }
         this.kernels = byDevice;
@@ -141,6 +129,7 @@ final class CudaGroup
                 }
             }
         }
+        this.cudaTransport = new CudaTransport(api, deviceOfRank, ipc, transport);
     }
 
     CudaApi api()
@@ -221,172 +210,46 @@ final class CudaGroup
      * @param from     the sending rank.
      * @param to       the receiving rank.
      * @param channel  the channel.
-     * @param protocol the protocol id.
-     * @return the FIFO's address, zeroed when made: in the receiver's device memory between local ranks, in the
-     *         sender's (mapped here by CUDA IPC) from a rank of another process of this host, or 0 while that rank's
-     *         handle has not arrived; else in pinned host memory with a proxy ({@link #proxy}).
+     * @param protocol the kernel's protocol.
+     * @return the FIFO's address, zeroed when made ({@link DeviceConnection#fifo()}): 0 while a FIFO of another
+     *         process waits for that process's IPC handle.
      */
-    long fifo(final int from, final int to, final int channel, final int protocol)
+    long fifo(final int from, final int to, final int channel, final Protocol protocol)
     {
-        final long key = key(from, to, channel, protocol);
-        if (!local[from] && ipc && topology.sameHost(from, to))
-        {
-            return imported(key, from, to, channel, protocol);
-        }
-        synchronized (this)
-        {
-            if (!local[to] && ipc && topology.sameHost(from, to))
-            {
-                return exported(key, from, to, channel, protocol);
-            }
-            if (!local[from] || !local[to])
-            {
-                return proxied(key, from, to, channel, protocol);
-            }
-            return device(key, deviceOfRank[to], protocol, fifos);
-        }
-    }
-
-    /** @return a zeroed FIFO in a device's memory, made once per key. */
-    private long device(final long key, final int device, final int protocol, final Map<Long, Long> made)
-    {
-        final Long known = made.get(key);
-        if (known != null)
-        {
-            return known;
-        }
-        api.setDevice(device);
-        final long bytes = DeviceLayout.fifoBytes(protocol);
-        final long fifo = api.malloc(bytes);
-        api.memsetAsync(fifo, 0, bytes, setupStreams[device]);
-        api.streamSynchronize(setupStreams[device]);
-        made.put(key, fifo);
-        return fifo;
-    }
-
-    /**
-     * CUDA IPC to a rank of another process on this host: the FIFO lies in the sender's device memory, and its IPC
-     * handle goes to the receiver's process as the first slot of the host connection between them (sequence
-     * {@link #HANDSHAKE}), so the kernels then pass data device to device with no proxy.
-     */
-    private long exported(final long key, final int from, final int to, final int channel, final int protocol)
-    {
-        final boolean first = !exportedFifos.containsKey(key);
-        final long fifo = device(key, deviceOfRank[from], protocol, exportedFifos);
-        if (first)
-        {
-            final io.jccl.transport.SendConnector handshake = transport.sender(from, to, channel,
-                io.jccl.Protocol.SIMPLE, io.jccl.TransportKind.SHM);
-            final byte[] handle = api.ipcHandle(fifo);
-            if (!handshake.hasSpace())
-            {
-                throw new IllegalStateException("the first slot to rank " + to + " is taken before the IPC handle");
-            }
-            new org.agrona.concurrent.UnsafeBuffer(handshake.slotAddress(), handle.length).putBytes(0, handle);
-            handshake.publish(handle.length, HANDSHAKE, protocol, channel);
-        }
-        return fifo;
-    }
-
-    /**
-     * The receiving end of {@link #exported}: maps the sender's FIFO here once its handle has arrived.
-     *
-     * @return the FIFO, or 0 while the handle has not arrived (never waits).
-     */
-    private long imported(final long key, final int from, final int to, final int channel, final int protocol)
-    {
-        synchronized (this)
-        {
-            final Long known = importedFifos.get(key);
-            if (known != null)
-            {
-                return known;
-            }
-        }
-        final io.jccl.transport.RecvConnector handshake = transport.receiver(from, to, channel,
-            io.jccl.Protocol.SIMPLE, io.jccl.TransportKind.SHM);
-        if (!handshake.hasData())
-        {
-            return 0;
-        }
-        if (handshake.seq() != HANDSHAKE || handshake.shape() != protocol || handshake.plan() != channel ||
-            handshake.dataLength() != 64)
-        {
-            throw new io.jccl.JcclRemoteException("rank " + to + " expected rank " + from + "'s IPC handle for " +
-                "channel " + channel + " and protocol " + protocol + " and received a slot of call #" +
-                handshake.seq() + ": the ranks do not create the same connections");
-        }
-        final byte[] handle = new byte[64];
-        new org.agrona.concurrent.UnsafeBuffer(handshake.slotAddress(), handle.length).getBytes(0, handle);
-        handshake.release();
-        api.setDevice(deviceOfRank[to]);
-        final long fifo = api.ipcOpen(handle);
-        synchronized (this)
-        {
-            importedFifos.put(key, fifo);
-        }
-        return fifo;
+        return connection(from, to, channel, protocol).fifo();
     }
 
     /**
      * @param from     the sending rank.
      * @param to       the receiving rank.
      * @param channel  the channel.
-     * @param protocol the protocol id.
-     * @return the proxy of a connection with a rank of another process, or null between local ranks.
+     * @param protocol the kernel's protocol.
+     * @return the proxy of a connection with a rank of another process, or null where the kernels pass slots device
+     *         to device.
      */
-    synchronized CudaProxy proxy(final int from, final int to, final int channel, final int protocol)
+    CudaProxy proxy(final int from, final int to, final int channel, final Protocol protocol)
     {
-        return proxies.get(key(from, to, channel, protocol));
+        return connection(from, to, channel, protocol).proxy();
     }
 
-    private long proxied(final long key, final int from, final int to, final int channel, final int protocol)
+    /** @return the link's connection, made by the CUDA transport on first use. */
+    private DeviceConnection connection(final int from, final int to, final int channel, final Protocol protocol)
     {
-        final Long known = pinnedFifos.get(key);
-        if (known != null)
+        final Link link = new Link(from, to, channel, protocol, TransportKind.P2P);
+        synchronized (connections)
         {
-            return known;
+            // both local ranks of a link ask for it: they must get one FIFO
+            return connections.computeIfAbsent(link.key(), k -> cudaTransport.connect(link, transport.placement()));
         }
-        api.setDevice(deviceOfRank[local[from] ? from : to]);
-        final long bytes = DeviceLayout.fifoBytes(protocol);
-        final long fifo = api.mallocHost(bytes);
-        org.agrona.UnsafeApi.setMemory(fifo, bytes, (byte)0);
-        // the host side carries device slots as SIMPLE payload whatever the kernel's protocol, staged (SHM) between
-        // processes of a host; pairs on two hosts go over the network
-        proxies.put(key, local[from] ?
-            CudaProxy.outbox(fifo, protocol, transport.sender(from, to, channel, io.jccl.Protocol.SIMPLE,
-                io.jccl.TransportKind.SHM)) :
-            CudaProxy.inbox(fifo, protocol, transport.receiver(from, to, channel, io.jccl.Protocol.SIMPLE,
-                io.jccl.TransportKind.SHM)));
-        pinnedFifos.put(key, fifo);
-        return fifo;
-    }
-
-    private static long key(final int from, final int to, final int channel, final int protocol)
-    {
-        return (((long)from * 65536 + to) * 1024 + channel) * 4 + protocol;
     }
 
     /** Frees the FIFOs and the setup streams; the kernels that used them have finished. */
     synchronized void close()
     {
-        fifos.values().forEach(api::free);
-        fifos.clear();
-        importedFifos.values().forEach(api::ipcClose);
-        importedFifos.clear();
-        exportedFifos.values().forEach(api::free);
-        exportedFifos.clear();
-        pinnedFifos.values().forEach(api::freeHost);
-        pinnedFifos.clear();
-        proxies.clear();
-        for (int d = 0; d < setupStreams.length; d++)
+        cudaTransport.close();
+        synchronized (connections)
         {
-            if (setupStreams[d] != 0)
-            {
-                api.setDevice(d);
-                api.streamDestroy(setupStreams[d]);
-                setupStreams[d] = 0;
-            }
+            connections.clear();
         }
     }
 }

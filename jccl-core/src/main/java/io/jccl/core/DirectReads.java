@@ -5,7 +5,7 @@ import io.jccl.schedules.Opcode;
 import io.jccl.schedules.StepDescriptor;
 import io.jccl.schedules.Worker;
 import io.jccl.transport.SendConnector;
-import io.jccl.transport.SharedBuffers;
+import io.jccl.transport.InPlaceReads;
 
 import java.util.List;
 
@@ -43,32 +43,32 @@ final class DirectReads
     private long directInputDelta = Long.MIN_VALUE;
     private long directLayoutKey = Long.MIN_VALUE;
     private int elementSize;
-    /** Between processes: the shared allocator whose buffers peers read in place, else null. */
-    private final SharedBuffers sharedBuffers;
-    /** The shared buffers (ids, 0 for other memory) that held the input and output when {@link #directStep} was. */
-    private long directInputSegment = -1;
-    private long directOutputSegment = -1;
-    /** Per buffer (by {@link BufferKind} ordinal), the shared buffer {@link #segmentId} found last. */
-    private final SharedBuffers.Segment[] lastSegments;
+    /** Which memory the receivers read in place: any in one process, jccl's shared buffers between processes. */
+    private final InPlaceReads inPlaceReads;
+    /**
+     * The regions ({@link InPlaceReads#region}) that held the input and output when {@link #directStep} was worked
+     * out; {@link Long#MIN_VALUE} before the first call.
+     */
+    private long directInputSegment = Long.MIN_VALUE;
+    private long directOutputSegment = Long.MIN_VALUE;
 
     /**
      * @param workers       the rank's workers.
      * @param sends         per worker, its send connector, or null when it sends nothing.
-     * @param sharedBuffers between processes, the shared allocator whose buffers peers read in place, else null.
+     * @param inPlaceReads  which memory the receivers read in place (the connections say).
      * @param baseAddress   the executor's address of each buffer, by {@link BufferKind} ordinal.
      * @param chunkStart    the executor's first element of each chunk of each buffer.
      * @param chunkLength   the executor's elements of each chunk of each buffer.
      */
-    DirectReads(final List<Worker> workers, final SendConnector[] sends, final SharedBuffers sharedBuffers,
+    DirectReads(final List<Worker> workers, final SendConnector[] sends, final InPlaceReads inPlaceReads,
         final long[] baseAddress, final long[][] chunkStart, final long[][] chunkLength)
     {
         this.workers = workers.toArray(new Worker[0]);
         this.sends = sends;
-        this.sharedBuffers = sharedBuffers;
+        this.inPlaceReads = inPlaceReads;
         this.baseAddress = baseAddress;
         this.chunkStart = chunkStart;
         this.chunkLength = chunkLength;
-        this.lastSegments = new SharedBuffers.Segment[baseAddress.length];
         this.directStep = new boolean[this.workers.length][];
         for (int w = 0; w < this.workers.length; w++)
         {
@@ -102,8 +102,8 @@ final class DirectReads
     {
         final long inputDelta = inputAddress == 0 || outputAddress == 0 ? 0 : inputAddress - outputAddress;
         final long layoutKey = inputElements * 31 + outputElements * 17 + size;
-        final long inputSegment = segmentId(BufferKind.INPUT.ordinal(), inputAddress, inputElements * size);
-        final long outputSegment = segmentId(BufferKind.OUTPUT.ordinal(), outputAddress, outputElements * size);
+        final long inputSegment = region(inputAddress, inputElements * size);
+        final long outputSegment = region(outputAddress, outputElements * size);
         if (inputDelta != directInputDelta || layoutKey != directLayoutKey ||
             inputSegment != directInputSegment || outputSegment != directOutputSegment)
         {
@@ -117,19 +117,12 @@ final class DirectReads
     }
 
     /**
-     * @return between processes, the id of the shared buffer that holds a whole call buffer (0 for other memory,
-     *         whose data peers in other processes cannot read in place); 0 in one process, where they read any.
+     * @return the region of memory the receivers read in place that holds a whole call buffer
+     *         ({@link InPlaceReads#ANYWHERE} in one process; 0 for memory they cannot read, and for no buffer).
      */
-    private long segmentId(final int buffer, final long address, final long length)
+    private long region(final long address, final long length)
     {
-        if (sharedBuffers == null || address == 0)
-        {
-            return 0;
-        }
-        // calls mostly reuse their buffers: the segment last found for the buffer answers without a search
-        final SharedBuffers.Segment segment = sharedBuffers.find(lastSegments[buffer], address, length);
-        lastSegments[buffer] = segment != null ? segment : lastSegments[buffer];
-        return segment == null ? 0 : segment.id();
+        return address == 0 ? 0 : inPlaceReads.region(address, length);
     }
 
     /**
@@ -170,7 +163,7 @@ final class DirectReads
      */
     private boolean readableInPlace(final SendConnector send, final int buffer, final int chunk)
     {
-        final boolean wholeBufferShared = sharedBuffers == null ||
+        final boolean wholeBufferShared = inPlaceReads.anywhere() ||
             buffer == BufferKind.INPUT.ordinal() && directInputSegment != 0 ||
             buffer == BufferKind.OUTPUT.ordinal() && directOutputSegment != 0;
         return wholeBufferShared && send.readableInPlace(baseAddress[buffer] +

@@ -14,7 +14,6 @@ import io.jccl.Stream;
 import io.jccl.Work;
 import io.jccl.kernels.HostReducer;
 import io.jccl.transport.ConnectorCounters;
-import io.jccl.transport.SharedBuffers;
 import org.agrona.BufferUtil;
 
 import java.util.concurrent.TimeUnit;
@@ -580,9 +579,8 @@ final class LocalCommunicator implements Communicator
         {
             throw new io.jccl.JcclInvalidArgumentException("buffer is null");
         }
-        final SharedBuffers shared = group.transport.ownBuffers();
         final boolean inPlace = buffer instanceof HostBuffer host &&
-            (shared == null || shared.find(address(host), host.length()) != null);
+            group.transport.inPlaceReads().readable(address(host), host.length());
         return new BufferRegistration(buffer, inPlace);
     }
 

@@ -9,7 +9,7 @@ import io.jccl.TransportKind;
 import io.jccl.UniqueId;
 import io.jccl.autotune.Calibration;
 import io.jccl.kernels.HostDevice;
-import io.jccl.transport.InProcessTransport;
+import io.jccl.transport.Connections;
 import io.jccl.transport.SharedMemoryDevice;
 import io.jccl.transport.StaleSharedFiles;
 import io.jccl.transport.bootstrap.Bootstrap;
@@ -77,7 +77,7 @@ final class ProcessGroupJoin
                     id.secret());
                 net.connect(gatherEndpoints(bootstrap, net, rank));
             }
-            final InProcessTransport transport = new InProcessTransport(r -> r == rank, hosts, directory,
+            final Connections transport = new Connections(r -> r == rank, hosts, directory,
                 sharedPrefix(id), context.timeoutMs(), net);
             final NetTransport network = net;
             final CommGroup[] joined = new CommGroup[1];

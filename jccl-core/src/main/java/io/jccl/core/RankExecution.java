@@ -11,7 +11,7 @@ import io.jccl.schedules.Opcode;
 import io.jccl.schedules.Program;
 import io.jccl.schedules.StepDescriptor;
 import io.jccl.schedules.Worker;
-import io.jccl.transport.InProcessTransport;
+import io.jccl.transport.Connections;
 import io.jccl.transport.RecvConnector;
 import io.jccl.transport.SendConnector;
 
@@ -41,7 +41,7 @@ final class RankExecution implements Execution
     private final Program program;
     private final io.jccl.Protocol protocol;
     private final TransportKind transport;
-    private final InProcessTransport connectors;
+    private final Connections connectors;
     private final int rank;
     /** True when a step of this rank's part writes its input buffer (schedules may; built-in programs never do). */
     private final boolean writesInput;
@@ -86,7 +86,7 @@ final class RankExecution implements Execution
     private long bytesDirect;
 
     RankExecution(final Program program, final io.jccl.Protocol protocol, final TransportKind transportKind,
-        final int rank, final InProcessTransport transport)
+        final int rank, final Connections transport)
     {
         this.protocol = protocol;
         this.transport = transportKind;
@@ -94,7 +94,7 @@ final class RankExecution implements Execution
         this.program = program;
         this.rank = rank;
         this.maxChunkCount = program.maxChunkCount();
-        this.slotLength = InProcessTransport.slotLength(protocol);
+        this.slotLength = Connections.slotLength(protocol);
         this.channels = program.channels();
         final List<Worker> rankWorkers = program.workers(rank);
         this.workers = new WorkerState[rankWorkers.size()];
@@ -110,7 +110,7 @@ final class RankExecution implements Execution
         final SendConnector[] sends = java.util.Arrays.stream(workers).map(w -> w.send).toArray(SendConnector[]::new);
         this.directSenders = java.util.Arrays.stream(sends)
             .filter(c -> c != null && c.direct()).distinct().toArray(SendConnector[]::new);
-        this.directReads = new DirectReads(rankWorkers, sends, transport.ownBuffers(), baseAddress, chunkStart,
+        this.directReads = new DirectReads(rankWorkers, sends, transport.inPlaceReads(), baseAddress, chunkStart,
             chunkLength);
         for (final BufferKind kind : BufferKind.values())
         {

@@ -19,7 +19,7 @@ import java.util.Map;
  * a direct slot names it ({@link SharedBuffers}' file name from the slot header), then kept until {@link #close()}.
  * When a new buffer of a peer process is mapped, the mappings of that process's buffers whose files are gone (the
  * peer freed them, so no call reads them any more) are unmapped, so that a peer that allocates and frees over and
- * over does not pin its freed memory here. One per {@link InProcessTransport}; receivers keep the last mappings
+ * over does not pin its freed memory here. One per {@link Connections}; receivers keep the last mappings
  * they used, so this is asked only when a slot names another buffer. Thread-safe.
  */
 public final class PeerBuffers implements AutoCloseable

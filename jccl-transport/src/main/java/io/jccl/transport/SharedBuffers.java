@@ -30,7 +30,7 @@ import java.util.EnumSet;
  * without a lock: the executor asks once per call, a sender once per direct slot whose buffer changed.
  * Thread-safe.
  */
-public final class SharedBuffers
+public final class SharedBuffers implements InPlaceReads
 {
     /** The prefix of the names of buffer files. */
     public static final String NAME_PREFIX = "jccl-mem-";
@@ -51,7 +51,7 @@ public final class SharedBuffers
 
     /**
      * An allocator of its own (tests); the ranks of a communicator must use the directory of
-     * {@link InProcessTransport}'s shared FIFOs, which is {@link #INSTANCE}'s.
+     * {@link Connections}'s shared FIFOs, which is {@link #INSTANCE}'s.
      *
      * @param directory where buffer files are made.
      */
@@ -189,6 +189,21 @@ public final class SharedBuffers
             }
         }
         return null;
+    }
+
+    /**
+     * Between processes, the ranks of other processes read in place exactly the ranges that lie wholly in one live
+     * buffer of this allocator.
+     *
+     * @param address the first byte of a range.
+     * @param length  the range's bytes.
+     * @return the id of the live buffer that holds the whole range, or 0; allocates nothing.
+     */
+    @Override
+    public long region(final long address, final long length)
+    {
+        final Segment segment = find(address, length);
+        return segment == null ? 0 : segment.id();
     }
 
     /**

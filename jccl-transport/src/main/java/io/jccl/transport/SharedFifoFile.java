@@ -42,7 +42,7 @@ public final class SharedFifoFile
      * @throws JcclTimeoutException if the peer's file does not reach its length in time.
      * @throws JcclSystemException if the file cannot be created or mapped.
      */
-    public static InProcessFifo attach(final Path directory, final String name, final Protocol protocol,
+    public static MemoryFifo attach(final Path directory, final String name, final Protocol protocol,
         final int from, final int to, final long timeoutMs)
     {
         return attach(directory, name, protocol, from, to, timeoutMs, null, null);
@@ -63,17 +63,17 @@ public final class SharedFifoFile
      * @throws JcclTimeoutException if the peer's file does not reach its length in time.
      * @throws JcclSystemException if the file cannot be created or mapped.
      */
-    public static InProcessFifo attachDirect(final Path directory, final String name, final int from, final int to,
+    public static MemoryFifo attachDirect(final Path directory, final String name, final int from, final int to,
         final long timeoutMs, final SharedBuffers ownBuffers, final PeerBuffers peerBuffers)
     {
         return attach(directory, name, Protocol.SIMPLE, from, to, timeoutMs, ownBuffers, peerBuffers);
     }
 
-    private static InProcessFifo attach(final Path directory, final String name, final Protocol protocol,
+    private static MemoryFifo attach(final Path directory, final String name, final Protocol protocol,
         final int from, final int to, final long timeoutMs, final SharedBuffers ownBuffers,
         final PeerBuffers peerBuffers)
     {
-        final long length = InProcessFifo.totalLength(protocol);
+        final long length = MemoryFifo.totalLength(protocol);
         final Path file = directory.resolve(name);
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         try
@@ -84,8 +84,8 @@ public final class SharedFifoFile
             {
                 Files.deleteIfExists(file);
             }
-            return peerBuffers == null ? new InProcessFifo(address, a -> IoUtil.unmap(mapped), protocol, from, to) :
-                new InProcessFifo(address, a -> IoUtil.unmap(mapped), ownBuffers, peerBuffers, from, to);
+            return peerBuffers == null ? new MemoryFifo(address, a -> IoUtil.unmap(mapped), protocol, from, to) :
+                new MemoryFifo(address, a -> IoUtil.unmap(mapped), ownBuffers, peerBuffers, from, to);
         }
         catch (final IOException ex)
         {

@@ -30,15 +30,15 @@ class CrossProcessDirectTest
     Path dir;
 
     private SharedBuffers senderBuffers;
-    private InProcessTransport senderProcess;
-    private InProcessTransport receiverProcess;
+    private Connections senderProcess;
+    private Connections receiverProcess;
 
     @BeforeEach
     void start()
     {
         senderBuffers = new SharedBuffers(dir);
-        senderProcess = new InProcessTransport(r -> r == 0, dir, "jccl-test", 5_000, senderBuffers);
-        receiverProcess = new InProcessTransport(r -> r == 1, dir, "jccl-test", 5_000, new SharedBuffers(dir));
+        senderProcess = new Connections(r -> r == 0, dir, "jccl-test", 5_000, senderBuffers);
+        receiverProcess = new Connections(r -> r == 1, dir, "jccl-test", 5_000, new SharedBuffers(dir));
     }
 
     @AfterEach

@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** P2P with SIMPLE lets the receiver read the sender's memory; every other combination stages. */
 class DirectSlotTest
 {
-    private final InProcessTransport transport = new InProcessTransport();
+    private final Connections transport = new Connections();
     /** The sender's memory that direct slots point into. */
     private final long buffer = HostDevice.INSTANCE.allocate(4096);
 

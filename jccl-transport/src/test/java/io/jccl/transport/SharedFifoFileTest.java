@@ -28,9 +28,9 @@ class SharedFifoFileTest
     void shouldCarrySlotsBetweenTwoMappingsAndUnlinkOnceBothAttached(final Protocol protocol,
         @TempDir final Path dir) throws IOException
     {
-        final InProcessFifo senderSide = SharedFifoFile.attach(dir, "fifo", protocol, 0, 1, 1000);
+        final MemoryFifo senderSide = SharedFifoFile.attach(dir, "fifo", protocol, 0, 1, 1000);
         assertTrue(Files.exists(dir.resolve("fifo")), "kept until the peer attaches");
-        final InProcessFifo receiverSide = SharedFifoFile.attach(dir, "fifo", protocol, 0, 1, 1000);
+        final MemoryFifo receiverSide = SharedFifoFile.attach(dir, "fifo", protocol, 0, 1, 1000);
         try (var files = Files.list(dir))
         {
             assertEquals(0, files.count(), "unlinked once both ends are attached");

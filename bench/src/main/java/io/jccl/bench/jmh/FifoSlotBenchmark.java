@@ -1,7 +1,7 @@
 package io.jccl.bench.jmh;
 
 import io.jccl.Protocol;
-import io.jccl.transport.InProcessTransport;
+import io.jccl.transport.Connections;
 import io.jccl.transport.RecvConnector;
 import io.jccl.transport.SendConnector;
 import org.agrona.UnsafeApi;
@@ -25,7 +25,7 @@ import org.openjdk.jmh.infra.Control;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One FIFO slot round trip per protocol over {@link InProcessTransport}: an 8-byte payload written into the slot,
+ * One FIFO slot round trip per protocol over {@link Connections}: an 8-byte payload written into the slot,
  * {@code publish}ed, seen by {@code hasData}, read and {@code release}d.
  * <ul>
  *     <li>{@code roundTrip}: both ends in one thread: what the protocol itself costs (headers, counters, fences),
@@ -82,7 +82,7 @@ public class FifoSlotBenchmark
         /** Rank 0's receiving end from rank 1. */
         public RecvConnector backReceiver;
 
-        private InProcessTransport transport;
+        private Connections transport;
         // written by rank 0's thread only; rank 1 echoes what it receives
         private long outSeq;
 
@@ -96,7 +96,7 @@ public class FifoSlotBenchmark
         public void connect()
         {
             final Protocol framing = Protocol.fromName(protocol);
-            transport = new InProcessTransport();
+            transport = new Connections();
             outSender = transport.sender(0, 1, 0, framing);
             outReceiver = transport.receiver(0, 1, 0, framing);
             backSender = transport.sender(1, 0, 0, framing);

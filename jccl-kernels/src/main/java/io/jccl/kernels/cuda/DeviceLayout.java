@@ -126,4 +126,18 @@ public final class DeviceLayout
     {
         return (bytes + REGION_ALIGN - 1) & -REGION_ALIGN;
     }
+
+    /**
+     * The tag a slot carries, which the kernels compare so a slot of another call or plan is told apart.
+     *
+     * @param seq      the call's sequence number.
+     * @param shape    the call's shape hash.
+     * @param planHash the call's plan hash.
+     * @return sequence, shape and plan in one word, never 0.
+     */
+    public static long slotTag(final long seq, final long shape, final long planHash)
+    {
+        final long tag = (seq * 0x9E3779B97F4A7C15L) ^ shape ^ (planHash * 31);
+        return tag == 0 ? 1 : tag;
+    }
 }

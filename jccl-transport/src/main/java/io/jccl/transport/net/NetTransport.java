@@ -9,11 +9,16 @@ import io.jccl.JcclSystemException;
 import io.jccl.Protocol;
 import io.jccl.kernels.Device;
 import io.jccl.kernels.HostDevice;
+import io.jccl.TransportKind;
 import io.jccl.transport.FifoDescriptor;
-import io.jccl.transport.InProcessFifo;
+import io.jccl.transport.HostConnection;
+import io.jccl.transport.Link;
+import io.jccl.transport.MemoryFifo;
 import io.jccl.transport.ProtocolDescriptor;
+import io.jccl.transport.RankPlacement;
 import io.jccl.transport.RecvConnector;
 import io.jccl.transport.SendConnector;
+import io.jccl.transport.Transport;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -56,7 +61,7 @@ import java.util.function.Consumer;
  * The work runs on the process's one network thread ({@link NetRuntime}), which also runs Aeron's driver and client
  * conductor. Nothing on its path allocates per fragment.
  */
-public final class NetTransport implements AutoCloseable
+public final class NetTransport implements Transport<HostConnection>
 {
     private static final Logger LOG = LoggerFactory.getLogger("io.jccl");
     /** Aeron stream id of jccl's traffic (each communicator has its own port). */
@@ -199,7 +204,7 @@ public final class NetTransport implements AutoCloseable
         final long key = key(from, to, channel, protocol);
         return sendByKey.computeIfAbsent(key, k ->
         {
-            final SendRing ring = new SendRing(k, InProcessFifo.staging(device,
+            final SendRing ring = new SendRing(k, MemoryFifo.staging(device,
                 ProtocolDescriptor.payloadLength(protocol), from, to), link(to), runtime);
             newRings.add(ring);
             return ring;
@@ -216,6 +221,39 @@ public final class NetTransport implements AutoCloseable
     public RecvConnector receiver(final int from, final int to, final int channel, final Protocol protocol)
     {
         return recvRing(key(from, to, channel, protocol)).workerEnd;
+    }
+
+    @Override
+    public String name()
+    {
+        return "net";
+    }
+
+    /** The ranks live on two hosts, or the plan asks for NET. */
+    @Override
+    public boolean canConnect(final Link link, final RankPlacement placement)
+    {
+        return link.kind() == TransportKind.NET || !placement.sameHost(link.from(), link.to());
+    }
+
+    /** The ends are made when first asked for: this process holds one of them, or both on one host. */
+    @Override
+    public HostConnection connect(final Link link, final RankPlacement placement)
+    {
+        return new HostConnection()
+        {
+            @Override
+            public SendConnector sender()
+            {
+                return NetTransport.this.sender(link.from(), link.to(), link.channel(), link.protocol());
+            }
+
+            @Override
+            public RecvConnector receiver()
+            {
+                return NetTransport.this.receiver(link.from(), link.to(), link.channel(), link.protocol());
+            }
+        };
     }
 
     /** @return bytes sent and received, and how often a publication pushed back, for the debug summary. */
@@ -283,7 +321,7 @@ public final class NetTransport implements AutoCloseable
         }
         return recvByKey.computeIfAbsent(key, k ->
         {
-            final RecvRing ring = new RecvRing(k, InProcessFifo.staging(device,
+            final RecvRing ring = new RecvRing(k, MemoryFifo.staging(device,
                 ProtocolDescriptor.payloadLength(keyProtocol(k)), keyFrom(k), keyTo(k)), link(keyFrom(k)),
                 runtime);
             newRings.add(ring);
@@ -561,7 +599,7 @@ public final class NetTransport implements AutoCloseable
     private static final class SendRing
     {
         final long key;
-        final InProcessFifo fifo;
+        final MemoryFifo fifo;
         final RecvConnector agentEnd;
         final Carrier.Link link;
         /** Slots fully offered. */
@@ -574,7 +612,7 @@ public final class NetTransport implements AutoCloseable
         /** The rank's end: the FIFO's, driving a duty cycle after each publish. */
         final SendConnector workerEnd;
 
-        SendRing(final long key, final InProcessFifo fifo, final Carrier.Link link, final NetRuntime runtime)
+        SendRing(final long key, final MemoryFifo fifo, final Carrier.Link link, final NetRuntime runtime)
         {
             this.key = key;
             this.fifo = fifo;
@@ -587,7 +625,7 @@ public final class NetTransport implements AutoCloseable
     private static final class RecvRing
     {
         final long key;
-        final InProcessFifo fifo;
+        final MemoryFifo fifo;
         final SendConnector agentEnd;
         /** Back to the sender's process, for credits. */
         final Carrier.Link link;
@@ -599,7 +637,7 @@ public final class NetTransport implements AutoCloseable
         /** The rank's end: the FIFO's, driving a duty cycle while it finds no data. */
         final RecvConnector workerEnd;
 
-        RecvRing(final long key, final InProcessFifo fifo, final Carrier.Link link, final NetRuntime runtime)
+        RecvRing(final long key, final MemoryFifo fifo, final Carrier.Link link, final NetRuntime runtime)
         {
             this.key = key;
             this.fifo = fifo;

@@ -8,43 +8,41 @@ import io.jccl.kernels.HostDevice;
 import io.jccl.transport.net.NetTransport;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntPredicate;
 
 /**
- * Connections among the ranks of one process: one FIFO per (sender, receiver, channel, protocol, transport), created
- * when first used and kept until {@link #close()}. Lookups happen when a call is bound, never per slot. P2P FIFOs
- * live in process memory and, with SIMPLE, let the receiver read the sender's buffers directly; SHM FIFOs live in a
- * shared-memory mapping and stage every byte. Between processes both live in a {@link SharedFifoFile}; there P2P
- * with SIMPLE reads in place the data that lies in jccl's shared buffers ({@link SharedBuffers}, mapped by the
- * receiving process through {@link PeerBuffers}) and stages the rest, SHM stages every byte.
+ * The connections of this process's ranks of a communicator, made through its {@link Transport}s: for each
+ * {@link Link} a plan needs, the first transport that {@link Transport#canConnect can connect} it, in the order
+ * network ({@link NetTransport}: ranks on two hosts, or NET asked for), shared file ({@link SharedFileTransport}:
+ * ranks of two processes of a host), memory ({@link MemoryTransport}: ranks of this process). A connection is made
+ * on first use and kept until {@link #close()}; lookups happen when a call is bound, never per slot.
+ * <p>
+ * It also says which of this process's memory the other ranks read in place ({@link #inPlaceReads()}): any, in one
+ * process; jccl's shared buffers ({@link SharedBuffers}), between processes.
  */
-public final class InProcessTransport implements AutoCloseable
+public final class Connections implements AutoCloseable
 {
-    private final Device device;
-    private final Device sharedDevice;
-    private final IntPredicate local;
-    private final Path sharedDirectory;
-    private final String sharedPrefix;
-    private final long attachTimeoutMs;
-    private final SharedBuffers ownBuffers;
-    private final PeerBuffers peerBuffers;
-    /** Host of each rank, or null when every rank shares this host. */
-    private final int[] hostOfRank;
+    private final RankPlacement placement;
+    /** The transports, asked in order. */
+    private final List<Transport<HostConnection>> transports = new ArrayList<>();
+    /** Null where every rank lives in this process. */
+    private final SharedFileTransport sharedFiles;
     /** Network connections (TCP or Aeron UDP), or null where no rank pair needs the network. */
     private final NetTransport net;
-    private final ConcurrentHashMap<Long, InProcessFifo> fifos = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, HostConnection> connections = new ConcurrentHashMap<>();
     private final ConnectorCounters counters = new ConnectorCounters();
-    private final java.util.Set<Long> netConnections = ConcurrentHashMap.newKeySet();
 
     /** Connections in host memory. */
-    public InProcessTransport()
+    public Connections()
     {
         this(HostDevice.INSTANCE);
     }
 
     /** @param device where FIFOs are allocated. */
-    public InProcessTransport(final Device device)
+    public Connections(final Device device)
     {
         this(device, SharedMemoryDevice.INSTANCE);
     }
@@ -53,7 +51,7 @@ public final class InProcessTransport implements AutoCloseable
      * @param device       where P2P FIFOs are allocated.
      * @param sharedDevice where SHM FIFOs are allocated.
      */
-    public InProcessTransport(final Device device, final Device sharedDevice)
+    public Connections(final Device device, final Device sharedDevice)
     {
         this(device, sharedDevice, rank -> true, null, null, 0, null, null, null);
     }
@@ -64,7 +62,7 @@ public final class InProcessTransport implements AutoCloseable
      *
      * @param net the network transport, connected.
      */
-    public InProcessTransport(final NetTransport net)
+    public Connections(final NetTransport net)
     {
         this(HostDevice.INSTANCE, SharedMemoryDevice.INSTANCE, rank -> true, null, null, 0, null, null, net);
     }
@@ -79,14 +77,14 @@ public final class InProcessTransport implements AutoCloseable
      * @param sharedPrefix    a name unique to the communicator, the same in every process.
      * @param attachTimeoutMs how long to wait for a peer process to create a shared FIFO.
      */
-    public InProcessTransport(final IntPredicate local, final Path sharedDirectory, final String sharedPrefix,
+    public Connections(final IntPredicate local, final Path sharedDirectory, final String sharedPrefix,
         final long attachTimeoutMs)
     {
         this(local, sharedDirectory, sharedPrefix, attachTimeoutMs, SharedBuffers.INSTANCE);
     }
 
     /**
-     * As {@link #InProcessTransport(IntPredicate, Path, String, long)}, with the shared allocator whose buffers this
+     * As {@link #Connections(IntPredicate, Path, String, long)}, with the shared allocator whose buffers this
      * process's senders publish in place (tests make one in a directory of their own).
      *
      * @param local           which ranks live in this process.
@@ -95,7 +93,7 @@ public final class InProcessTransport implements AutoCloseable
      * @param attachTimeoutMs how long to wait for a peer process to create a shared FIFO.
      * @param ownBuffers      this process's shared allocator, making its files in {@code sharedDirectory}.
      */
-    public InProcessTransport(final IntPredicate local, final Path sharedDirectory, final String sharedPrefix,
+    public Connections(final IntPredicate local, final Path sharedDirectory, final String sharedPrefix,
         final long attachTimeoutMs, final SharedBuffers ownBuffers)
     {
         this(HostDevice.INSTANCE, SharedMemoryDevice.INSTANCE, local, sharedDirectory, sharedPrefix,
@@ -104,7 +102,7 @@ public final class InProcessTransport implements AutoCloseable
 
     /**
      * Connections of a communicator whose ranks live in several processes and possibly several hosts: as
-     * {@link #InProcessTransport(IntPredicate, Path, String, long)} on this host; a pair whose ranks live on
+     * {@link #Connections(IntPredicate, Path, String, long)} on this host; a pair whose ranks live on
      * different hosts, or any pair when the plan's transport is NET, goes through the network transport.
      *
      * @param local           which ranks live in this process.
@@ -115,27 +113,30 @@ public final class InProcessTransport implements AutoCloseable
      * @param net             the network transport, connected; null when every rank shares this host and NET is
      *                        not wanted.
      */
-    public InProcessTransport(final IntPredicate local, final int[] hostOfRank, final Path sharedDirectory,
+    public Connections(final IntPredicate local, final int[] hostOfRank, final Path sharedDirectory,
         final String sharedPrefix, final long attachTimeoutMs, final NetTransport net)
     {
         this(HostDevice.INSTANCE, SharedMemoryDevice.INSTANCE, local, sharedDirectory, sharedPrefix,
             attachTimeoutMs, SharedBuffers.INSTANCE, hostOfRank.clone(), net);
     }
 
-    private InProcessTransport(final Device device, final Device sharedDevice, final IntPredicate local,
+    private Connections(final Device device, final Device sharedDevice, final IntPredicate local,
         final Path sharedDirectory, final String sharedPrefix, final long attachTimeoutMs,
         final SharedBuffers ownBuffers, final int[] hostOfRank, final NetTransport net)
     {
-        this.hostOfRank = hostOfRank;
+        this.placement = RankPlacement.of(local, hostOfRank);
         this.net = net;
-        this.device = device;
-        this.sharedDevice = sharedDevice;
-        this.local = local;
-        this.sharedDirectory = sharedDirectory;
-        this.sharedPrefix = sharedPrefix;
-        this.attachTimeoutMs = attachTimeoutMs;
-        this.ownBuffers = ownBuffers;
-        this.peerBuffers = sharedDirectory == null ? null : new PeerBuffers(sharedDirectory);
+        this.sharedFiles = sharedDirectory == null ? null :
+            new SharedFileTransport(sharedDirectory, sharedPrefix, attachTimeoutMs, ownBuffers);
+        if (net != null)
+        {
+            transports.add(net);
+        }
+        if (sharedFiles != null)
+        {
+            transports.add(sharedFiles);
+        }
+        transports.add(new MemoryTransport(device, sharedDevice));
     }
 
     /**
@@ -184,12 +185,7 @@ public final class InProcessTransport implements AutoCloseable
     public SendConnector sender(final int from, final int to, final int channel, final Protocol protocol,
         final TransportKind transport)
     {
-        if (overNetwork(from, to, transport))
-        {
-            countNet(from, to, channel, protocol);
-            return net.sender(from, to, channel, protocol);
-        }
-        return fifo(from, to, channel, protocol, transport).sender();
+        return connection(new Link(from, to, channel, protocol, transport)).sender();
     }
 
     /**
@@ -204,12 +200,7 @@ public final class InProcessTransport implements AutoCloseable
     public RecvConnector receiver(final int from, final int to, final int channel, final Protocol protocol,
         final TransportKind transport)
     {
-        if (overNetwork(from, to, transport))
-        {
-            countNet(from, to, channel, protocol);
-            return net.receiver(from, to, channel, protocol);
-        }
-        return fifo(from, to, channel, protocol, transport).receiver();
+        return connection(new Link(from, to, channel, protocol, transport)).receiver();
     }
 
     /**
@@ -218,13 +209,28 @@ public final class InProcessTransport implements AutoCloseable
      */
     public SharedBuffers ownBuffers()
     {
-        return ownBuffers;
+        return sharedFiles == null ? null : sharedFiles.ownBuffers();
+    }
+
+    /**
+     * @return which of this process's memory the other ranks of the communicator read in place: any memory when
+     *         every rank lives in this process, else jccl's shared buffers.
+     */
+    public InPlaceReads inPlaceReads()
+    {
+        return sharedFiles == null ? InPlaceReads.ANY : sharedFiles.ownBuffers();
     }
 
     /** @return where this process maps peers' buffers, or null in one process (for tests). */
     PeerBuffers peerBuffers()
     {
-        return peerBuffers;
+        return sharedFiles == null ? null : sharedFiles.peerBuffers();
+    }
+
+    /** @return where the communicator's ranks live, as its transports are told. */
+    public RankPlacement placement()
+    {
+        return placement;
     }
 
     /** @return what the connectors did. */
@@ -233,55 +239,53 @@ public final class InProcessTransport implements AutoCloseable
         return counters;
     }
 
-    /** Counts a network connection once, whichever of its ends this process asks for first. */
-    private void countNet(final int from, final int to, final int channel, final Protocol protocol)
-    {
-        if (netConnections.add(NetTransport.key(from, to, channel, protocol)))
-        {
-            counters.connectorCreated();
-        }
-    }
-
     /** @return the network transport, or null. */
     public NetTransport net()
     {
         return net;
     }
 
-    /** @return true when the pair's ranks live on different hosts, or NET is asked and the network is there. */
-    private boolean overNetwork(final int from, final int to, final TransportKind transport)
+    /**
+     * @return the link's connection, made by the first transport that can connect it (once per link; links the
+     *         network carries are one connection whatever kind the plan asked for).
+     * @throws IllegalArgumentException where no transport connects the link: NET, or ranks on two hosts, without
+     *                                  the network transport.
+     */
+    private HostConnection connection(final Link asked)
     {
-        final boolean crossHost = hostOfRank != null && hostOfRank[from] != hostOfRank[to];
-        if ((crossHost || transport == TransportKind.NET) && net == null)
+        final HostConnection known = connections.get(asked.key());
+        if (known != null)
         {
-            throw new IllegalArgumentException("transport NET between ranks " + from + " and " + to +
-                " needs the network transport, which this communicator did not start");
+            return known;
         }
-        return crossHost || transport == TransportKind.NET;
-    }
-
-    private InProcessFifo fifo(final int from, final int to, final int channel, final Protocol protocol,
-        final TransportKind transport)
-    {
-        final long key = ((long)from << 42) | ((long)to << 20) | ((long)channel << 6) | (transport.ordinal() << 3) |
-            protocol.id();
-        final boolean crossProcess = !local.test(from) || !local.test(to);
-        return fifos.computeIfAbsent(key, k ->
+        final Transport<HostConnection> transport = transportFor(asked);
+        final Link link = transport == net ? new Link(asked.from(), asked.to(), asked.channel(), asked.protocol(),
+            TransportKind.NET) : asked;
+        final HostConnection connection = connections.computeIfAbsent(link.key(), k ->
         {
             counters.connectorCreated();
-            if (crossProcess)
-            {
-                final String name = sharedPrefix + "-" + from + "-" + to + "-" + channel + "-" +
-                    protocol.lowerName() + "-" + transport.lowerName();
-                return transport == TransportKind.P2P && protocol == Protocol.SIMPLE ?
-                    SharedFifoFile.attachDirect(sharedDirectory, name, from, to, attachTimeoutMs, ownBuffers,
-                        peerBuffers) :
-                    SharedFifoFile.attach(sharedDirectory, name, protocol, from, to, attachTimeoutMs);
-            }
-            return transport == TransportKind.SHM ? new InProcessFifo(sharedDevice, protocol, false, from, to) :
-                new InProcessFifo(device, protocol, protocol == Protocol.SIMPLE && device == HostDevice.INSTANCE,
-                from, to);
+            return transport.connect(link, placement);
         });
+        connections.putIfAbsent(asked.key(), connection);
+        return connection;
+    }
+
+    /**
+     * @param link a link.
+     * @return the transport that connects it: the first that can.
+     * @throws IllegalArgumentException where none can.
+     */
+    Transport<HostConnection> transportFor(final Link link)
+    {
+        for (final Transport<HostConnection> transport : transports)
+        {
+            if (transport.canConnect(link, placement))
+            {
+                return transport;
+            }
+        }
+        throw new IllegalArgumentException("transport " + link.kind() + " between ranks " + link.from() + " and " +
+            link.to() + " needs the network transport, which this communicator did not start");
     }
 
     /** Frees every FIFO and unmaps the peers' buffers. */
@@ -292,11 +296,17 @@ public final class InProcessTransport implements AutoCloseable
         {
             net.close();
         }
-        fifos.values().forEach(InProcessFifo::close);
-        fifos.clear();
-        if (peerBuffers != null)
+        for (final HostConnection connection : connections.values())
         {
-            peerBuffers.close();
+            if (connection instanceof MemoryFifo fifo)
+            {
+                fifo.close();
+            }
+        }
+        connections.clear();
+        if (sharedFiles != null)
+        {
+            sharedFiles.close();
         }
     }
 }

@@ -3,6 +3,7 @@ package io.jccl.transport;
 import io.jccl.Protocol;
 import io.jccl.kernels.Device;
 import io.jccl.kernels.HostDevice;
+import io.jccl.kernels.LlCodec;
 import org.agrona.UnsafeApi;
 
 import static io.jccl.transport.FifoDescriptor.HEADER_DATA_LENGTH;
@@ -20,13 +21,14 @@ import static io.jccl.transport.FifoDescriptor.INLINE;
 import static io.jccl.transport.FifoDescriptor.INLINE_MAX;
 import static io.jccl.transport.FifoDescriptor.SLOTS;
 import static io.jccl.transport.FifoDescriptor.TAIL_OFFSET;
-import static io.jccl.transport.ProtocolDescriptor.LL128_LINE;
 import static io.jccl.transport.ProtocolDescriptor.LL128_LINE_DATA;
 
 /**
- * A FIFO between two ranks of one process, laid out as {@link FifoDescriptor} says and framed as its
- * {@link Protocol} says ({@link ProtocolDescriptor}), in memory the device allocated. Its two ends are separate
- * objects so each end's cached view of the other's counter stays on its own side.
+ * A FIFO between two ranks in memory, laid out as {@link FifoDescriptor} says and framed as its {@link Protocol}
+ * says ({@link ProtocolDescriptor}): in process memory the device allocated (ranks of one process, P2P), in a
+ * shared-memory mapping (SHM), or in a file two processes map ({@link SharedFifoFile}); the network transport
+ * stages its slots in one too. Its two ends are separate objects so each end's cached view of the other's counter
+ * stays on its own side.
  * <p>
  * The executor never sees the framing: with LL and LL128 each end has a plain staging slot; publishing encodes it
  * into flagged words or lines, and a receiver decodes a slot once every flag of it has arrived.
@@ -36,7 +38,7 @@ import static io.jccl.transport.ProtocolDescriptor.LL128_LINE_DATA;
  * the sender accepts only ranges of its {@link SharedBuffers}, and the receiver maps the named buffer through its
  * {@link PeerBuffers}.
  */
-public final class InProcessFifo implements AutoCloseable
+public final class MemoryFifo implements HostConnection, AutoCloseable
 {
     private final Device device;
     private final Protocol protocol;
@@ -58,7 +60,7 @@ public final class InProcessFifo implements AutoCloseable
      * @param from     sending rank.
      * @param to       receiving rank.
      */
-    public InProcessFifo(final Device device, final Protocol protocol, final int from, final int to)
+    public MemoryFifo(final Device device, final Protocol protocol, final int from, final int to)
     {
         this(device, protocol, false, from, to);
     }
@@ -71,7 +73,7 @@ public final class InProcessFifo implements AutoCloseable
      * @param to       receiving rank.
      * @throws IllegalArgumentException when {@code direct} is asked with LL or LL128.
      */
-    public InProcessFifo(final Device device, final Protocol protocol, final boolean direct, final int from,
+    public MemoryFifo(final Device device, final Protocol protocol, final boolean direct, final int from,
         final int to)
     {
         this(device, device.allocate(totalLength(protocol)), device::free, protocol, direct,
@@ -88,9 +90,9 @@ public final class InProcessFifo implements AutoCloseable
      * @param to            receiving rank.
      * @return the FIFO.
      */
-    public static InProcessFifo staging(final Device device, final int payloadLength, final int from, final int to)
+    public static MemoryFifo staging(final Device device, final int payloadLength, final int from, final int to)
     {
-        return new InProcessFifo(device, device.allocate(FifoDescriptor.totalLength(payloadLength)), device::free,
+        return new MemoryFifo(device, device.allocate(FifoDescriptor.totalLength(payloadLength)), device::free,
             Protocol.SIMPLE, false, payloadLength, null, null, from, to);
     }
 
@@ -103,7 +105,7 @@ public final class InProcessFifo implements AutoCloseable
      * @param from     sending rank.
      * @param to       receiving rank.
      */
-    public InProcessFifo(final long base, final java.util.function.LongConsumer freeBase, final Protocol protocol,
+    public MemoryFifo(final long base, final java.util.function.LongConsumer freeBase, final Protocol protocol,
         final int from, final int to)
     {
         this(HostDevice.INSTANCE, base, freeBase, protocol, false, ProtocolDescriptor.wireSlotLength(protocol), null,
@@ -122,14 +124,14 @@ public final class InProcessFifo implements AutoCloseable
      * @param from        sending rank.
      * @param to          receiving rank.
      */
-    public InProcessFifo(final long base, final java.util.function.LongConsumer freeBase,
+    public MemoryFifo(final long base, final java.util.function.LongConsumer freeBase,
         final SharedBuffers ownBuffers, final PeerBuffers peerBuffers, final int from, final int to)
     {
         this(HostDevice.INSTANCE, base, freeBase, Protocol.SIMPLE, true,
             ProtocolDescriptor.wireSlotLength(Protocol.SIMPLE), ownBuffers, peerBuffers, from, to);
     }
 
-    private InProcessFifo(final Device device, final long base, final java.util.function.LongConsumer freeBase,
+    private MemoryFifo(final Device device, final long base, final java.util.function.LongConsumer freeBase,
         final Protocol protocol, final boolean direct, final int wireSlotLength, final SharedBuffers ownBuffers,
         final PeerBuffers peerBuffers, final int from, final int to)
     {
@@ -374,42 +376,13 @@ public final class InProcessFifo implements AutoCloseable
         /** Every 4 data bytes travel with the flag in one 64-bit release-store (the header was written before). */
         private void encodeLl(final int length)
         {
-            final long wire = wireSlot(tail);
-            final long flag = flag(tail) << 32;
-            final int words = Math.max(1, (length + 3) >>> 2);
-            final int whole = length >>> 2;
-            for (int i = 0; i < whole; i++)
-            {
-                UnsafeApi.putLongRelease(null, wire + ((long)i << 3),
-                    flag | (UnsafeApi.getInt(staging + ((long)i << 2)) & 0xFFFF_FFFFL));
-            }
-            for (int i = whole; i < words; i++)
-            {
-                int data = 0;
-                for (int b = 0; b < (length & 3); b++)
-                {
-                    data |= (UnsafeApi.getByte(staging + ((long)i << 2) + b) & 0xFF) << (8 * b);
-                }
-                UnsafeApi.putLongRelease(null, wire + ((long)i << 3), flag | (data & 0xFFFF_FFFFL));
-            }
+            LlCodec.packWords(staging, wireSlot(tail), LlCodec.llWords(length), (int)flag(tail));
         }
 
         /** 120 data bytes per line, then the line's flag with release. */
         private void encodeLl128(final int length)
         {
-            final long wire = wireSlot(tail);
-            final long flag = flag(tail);
-            final int lines = Math.max(1, (length + LL128_LINE_DATA - 1) / LL128_LINE_DATA);
-            for (int i = 0; i < lines; i++)
-            {
-                final long line = wire + (long)i * LL128_LINE;
-                final int bytes = Math.min(LL128_LINE_DATA, length - i * LL128_LINE_DATA);
-                if (bytes > 0)
-                {
-                    UnsafeApi.copyMemory(staging + (long)i * LL128_LINE_DATA, line, bytes);
-                }
-                UnsafeApi.putLongRelease(null, line + LL128_LINE_DATA, flag);
-            }
+            LlCodec.packLines(staging, wireSlot(tail), length, flag(tail));
         }
 
         @Override
@@ -465,59 +438,30 @@ public final class InProcessFifo implements AutoCloseable
             if (protocol == Protocol.LL)
             {
                 final int expected = (int)flag(head);
-                final long first = UnsafeApi.getLongAcquire(null, wire);
-                if ((int)(first >>> 32) != expected)
+                if (decodedUnits == 0 && LlCodec.arrivedWords(wire, 0, 1, expected) == 0)
                 {
                     return false;
                 }
                 // the header was written before the first word's release-store
-                final int length = dataLength();
-                final int words = Math.max(1, (length + 3) >>> 2);
-                for (int i = decodedUnits; i < words; i++)
+                final int words = LlCodec.llWords(dataLength());
+                decodedUnits = (int)LlCodec.unpackArrivedWords(wire, staging, decodedUnits, words, expected);
+                if (decodedUnits < words)
                 {
-                    final long word = UnsafeApi.getLongAcquire(null, wire + ((long)i << 3));
-                    if ((int)(word >>> 32) != expected)
-                    {
-                        decodedUnits = i;
-                        return false;
-                    }
-                    final int data = (int)word;
-                    final long at = staging + ((long)i << 2);
-                    if (((long)i << 2) + 4 <= length)
-                    {
-                        UnsafeApi.putInt(at, data);
-                    }
-                    else
-                    {
-                        for (int b = 0; b < length - (i << 2); b++)
-                        {
-                            UnsafeApi.putByte(at + b, (byte)(data >>> (8 * b)));
-                        }
-                    }
+                    return false;
                 }
             }
             else
             {
                 final long expected = flag(head);
-                if (UnsafeApi.getLongAcquire(null, wire + LL128_LINE_DATA) != expected)
+                if (decodedUnits == 0 && UnsafeApi.getLongAcquire(null, wire + LL128_LINE_DATA) != expected)
                 {
                     return false;
                 }
                 final int length = dataLength();
-                final int lines = Math.max(1, (length + LL128_LINE_DATA - 1) / LL128_LINE_DATA);
-                for (int i = decodedUnits; i < lines; i++)
+                decodedUnits = LlCodec.unpackArrivedLines(wire, staging, decodedUnits, length, expected);
+                if (decodedUnits < LlCodec.ll128Lines(length))
                 {
-                    final long line = wire + (long)i * LL128_LINE;
-                    if (UnsafeApi.getLongAcquire(null, line + LL128_LINE_DATA) != expected)
-                    {
-                        decodedUnits = i;
-                        return false;
-                    }
-                    final int bytes = Math.min(LL128_LINE_DATA, length - i * LL128_LINE_DATA);
-                    if (bytes > 0)
-                    {
-                        UnsafeApi.copyMemory(line, staging + (long)i * LL128_LINE_DATA, bytes);
-                    }
+                    return false;
                 }
             }
             decodedUnits = 0;

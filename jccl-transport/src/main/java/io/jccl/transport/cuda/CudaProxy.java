@@ -1,5 +1,6 @@
-package io.jccl.core;
+package io.jccl.transport.cuda;
 
+import io.jccl.kernels.LlCodec;
 import io.jccl.transport.RecvConnector;
 import io.jccl.transport.SendConnector;
 import org.agrona.UnsafeApi;
@@ -12,11 +13,11 @@ import static io.jccl.kernels.cuda.DeviceLayout.*;
  * transport (shared memory between processes of a host, the network between hosts), as NCCL's proxy thread does.
  * An outbox forwards each slot the kernel published (SIMPLE payload, or LL words unpacked to payload) into the
  * connector and hands the slot back to the kernel; an inbox writes each slot that arrives into the FIFO the kernel
- * reads (with its header and tag for SIMPLE, with the slot's flag in every word for LL). Driven by the progress
- * engine while a call of the rank runs, so only by the thread that holds that rank's claim (a proxy serves one local
- * rank's connection): no lock, and nothing allocated.
+ * reads (with its header and tag for SIMPLE, with the slot's flag in every word for LL). Made by the
+ * {@link CudaTransport}; driven by the runtime's progress engine while a call of the rank runs, so only by the thread
+ * that holds that rank's claim (a proxy serves one local rank's connection): no lock, and nothing allocated.
  */
-final class CudaProxy
+public final class CudaProxy
 {
     private final long fifo;
     private final int protocol;
@@ -65,13 +66,13 @@ final class CudaProxy
      * @param plan  the call's plan hash.
      * @return slots moved.
      */
-    int doWork(final long seq, final long shape, final long plan)
+    public int doWork(final long seq, final long shape, final long plan)
     {
         return send != null ? forward(seq, shape, plan) : deliver();
     }
 
     /** @return true when every slot the kernel published has been forwarded (always, for an inbox). */
-    boolean drained()
+    public boolean drained()
     {
         return send == null || count == UnsafeApi.getLongVolatile(null, fifo + FIFO_TAIL);
     }
@@ -90,11 +91,7 @@ final class CudaProxy
             }
             else
             {
-                final long out = send.slotAddress();
-                for (long w = 0; w < bytes / 4; w++)
-                {
-                    UnsafeApi.putInt(out + 4 * w, UnsafeApi.getInt(data + 8 * w));
-                }
+                LlCodec.unpackWords(data, send.slotAddress(), bytes / LlCodec.LL_WORD_DATA);
             }
             send.publish((int)bytes, seq, shape, plan);
             UnsafeApi.putLongVolatile(null, fifo + FIFO_HEAD, ++count);
@@ -114,19 +111,14 @@ final class CudaProxy
             final long in = recv.slotAddress();
             final long header = fifo + FIFO_HEADERS + slot * 16;
             UnsafeApi.putLong(header, bytes);
-            UnsafeApi.putLong(header + 8, CudaExecution.tag(recv.seq(), recv.shape(), recv.plan()));
+            UnsafeApi.putLong(header + 8, slotTag(recv.seq(), recv.shape(), recv.plan()));
             if (protocol == 0)
             {
                 UnsafeApi.copyMemory(in, data, bytes);
             }
             else
             {
-                final int flag = (int)(count + 1);
-                for (long w = 0; w < bytes / 4; w++)
-                {
-                    UnsafeApi.putInt(data + 8 * w, UnsafeApi.getInt(in + 4 * w));
-                    UnsafeApi.putIntVolatile(null, data + 8 * w + 4, flag);
-                }
+                LlCodec.packWords(in, data, bytes / LlCodec.LL_WORD_DATA, (int)(count + 1));
             }
             recv.release();
             UnsafeApi.putLongVolatile(null, fifo + FIFO_TAIL, ++count);
