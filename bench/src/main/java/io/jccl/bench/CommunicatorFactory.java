@@ -1,7 +1,7 @@
 package io.jccl.bench;
 
 import io.jccl.Communicator;
-import io.jccl.autotune.TaskReport;
+import io.jccl.TuningReport;
 
 import java.util.List;
 
@@ -63,7 +63,7 @@ public interface CommunicatorFactory
      * @return the online tuner's tasks of its ranks ({@code --tuner auto}): trials, baseline and best plans and
      *         times; empty when no online tuner decides their plans (the default, for ranks other than jccl's).
      */
-    default List<TaskReport> tunerReports(final Communicator communicator)
+    default List<TuningReport> tuningReports(final Communicator communicator)
     {
         return List.of();
     }

@@ -1,8 +1,8 @@
 package io.jccl.bench;
 
 import io.jccl.Communicator;
+import io.jccl.TuningReport;
 import io.jccl.autotune.OnlineTunerConfig;
-import io.jccl.autotune.TaskReport;
 import io.jccl.core.Context;
 import io.jccl.core.Jccl;
 
@@ -14,7 +14,7 @@ import java.util.List;
  * combination ({@code --schedule} registers its file through {@link Context#scheduleFiles(List)}), and jccl's group
  * calls. Settings not given on the command line keep the context's defaults (the {@code JCCL_*} environment).
  * {@code --trace} sets the context's {@link Context#tunerTraceFile(Path)}; the online tuner's reports come from
- * {@link Jccl#tunerReports(Communicator)}.
+ * {@link Jccl#tuningReports(Communicator)}.
  */
 public final class JcclCommunicatorFactory implements CommunicatorFactory
 {
@@ -153,9 +153,9 @@ public final class JcclCommunicatorFactory implements CommunicatorFactory
     }
 
     @Override
-    public List<TaskReport> tunerReports(final Communicator communicator)
+    public List<TuningReport> tuningReports(final Communicator communicator)
     {
-        return Jccl.tunerReports(communicator);
+        return Jccl.tuningReports(communicator);
     }
 
     @Override

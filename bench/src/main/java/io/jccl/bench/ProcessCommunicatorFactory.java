@@ -1,6 +1,7 @@
 package io.jccl.bench;
 
 import io.jccl.Communicator;
+import io.jccl.TuningReport;
 import io.jccl.UniqueId;
 import io.jccl.core.Context;
 import io.jccl.core.Jccl;
@@ -12,6 +13,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.util.List;
 
 /**
  * The one rank of this process in a multi-process run (nccl-tests under {@code mpirun}): joins the others with
@@ -124,10 +126,10 @@ public final class ProcessCommunicatorFactory implements CommunicatorFactory
     }
 
     @Override
-    public java.util.List<io.jccl.autotune.TaskReport> tunerReports(final Communicator communicator)
+    public List<TuningReport> tuningReports(final Communicator communicator)
     {
         // every process's tuner holds the same tasks: rank 0's records reach the others
-        return Jccl.tunerReports(communicator);
+        return Jccl.tuningReports(communicator);
     }
 
     @Override

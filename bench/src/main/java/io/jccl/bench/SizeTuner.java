@@ -3,8 +3,7 @@ package io.jccl.bench;
 import io.jccl.Collective;
 import io.jccl.DataType;
 import io.jccl.ReduceOp;
-import io.jccl.autotune.TaskKey;
-import io.jccl.autotune.TaskReport;
+import io.jccl.TuningReport;
 import io.jccl.bench.BenchRunner.Shape;
 import io.jccl.bench.ThreadRanks.CallSlices;
 
@@ -96,8 +95,8 @@ final class SizeTuner
             double goOn = 0;
             if (thread == 0)
             {
-                final TaskReport report = taskReport(shape, type, op);
-                goOn = report != null && !report.state().converged() && calls < limit ? 1 : 0;
+                final TuningReport report = taskReport(shape, type, op);
+                goOn = report != null && !report.converged() && calls < limit ? 1 : 0;
             }
             // a half, not 0: the 1 or 0 comes through the bench's double-valued AllReduce
             more = sync.allReduce(thread, goOn, ThreadSync.RANK0) > 0.5;
@@ -121,16 +120,15 @@ final class SizeTuner
      * @param op    the reduction.
      * @return the online tuner's task covering this size's calls, or null when none does.
      */
-    TaskReport taskReport(final Shape shape, final DataType type, final ReduceOp op)
+    TuningReport taskReport(final Shape shape, final DataType type, final ReduceOp op)
     {
         final Collective collective = tool.collective();
         // the tuner keys a call by NCCL's nBytes: the larger of the rank's input and output
         final long bytes = collective.totalCount(shape.counts().paramCount(), nRanks) * shape.elementSize();
-        for (final TaskReport report : factory.tunerReports(threadRanks.comms()[0]))
+        for (final TuningReport report : factory.tuningReports(threadRanks.comms()[0]))
         {
-            final TaskKey key = report.key();
-            if (key.collective() == collective && key.type() == type && key.minBytes() <= bytes &&
-                bytes <= key.maxBytes() && (!tool.hasOp() || key.op() == op.kind()))
+            if (report.collective() == collective && report.type() == type && report.covers(bytes) &&
+                (!tool.hasOp() || report.op() == op.kind()))
             {
                 return report;
             }

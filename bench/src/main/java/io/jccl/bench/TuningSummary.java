@@ -1,8 +1,7 @@
 package io.jccl.bench;
 
 import io.jccl.Plan;
-import io.jccl.autotune.TaskReport;
-import io.jccl.autotune.TaskState;
+import io.jccl.TuningReport;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,10 +9,11 @@ import java.util.Locale;
 
 /**
  * The end of a run with {@code --tuner auto}: for every size of the table, the plan the online tuner started from
- * (the default tuner's, {@link TaskState#baselinePlan()}) and the one it converged to ({@link TaskState#bestPlan()}),
- * each with the bus bandwidth of its score in the search ({@link TaskState#baselineNs()},
- * {@link TaskState#bestNs()}: the trimmed mean of rank 0's timed calls, turned into busbw by the tool's own
- * {@link BenchTool#algorithmBandwidth} and {@link BenchTool#busBandwidthFactor}, as the rows are), their ratio
+ * (the default tuner's, {@link TuningReport#baselinePlan()}) and the one it converged to
+ * ({@link TuningReport#bestPlan()}), each with the bus bandwidth of its score in the search
+ * ({@link TuningReport#baselineNs()}, {@link TuningReport#bestNs()}: the trimmed mean of rank 0's timed calls,
+ * turned into busbw by the tool's own {@link BenchTool#algorithmBandwidth} and
+ * {@link BenchTool#busBandwidthFactor}, as the rows are), their ratio
  * (tuned / default: above 1 where the search found a faster plan), the trials and calls the search spent, and the
  * untimed calls and wall time the bench spent tuning that size before timing it. Sizes of one power-of-two bucket
  * share a task, so they show the same plans. Immutable; pure arithmetic on the reports, so it is tested without
@@ -45,7 +45,7 @@ public final class TuningSummary
      * @param tuneNs      their wall time in nanoseconds.
      */
     public record Entry(long bytes, long count, int elementSize, String typeName, String opName, int root,
-        TaskReport report, long tuneCalls, long tuneNs)
+        TuningReport report, long tuneCalls, long tuneNs)
     {
     }
 
@@ -83,17 +83,16 @@ public final class TuningSummary
         final List<Row> summary = new ArrayList<>(entries.size());
         for (final Entry entry : entries)
         {
-            final TaskReport report = entry.report();
+            final TuningReport report = entry.report();
             if (report == null)
             {
                 summary.add(new Row(entry, null, Double.NaN, null, Double.NaN, false));
                 continue;
             }
-            final TaskState state = report.state();
-            summary.add(new Row(entry, planText(state.baselinePlan()),
-                busBw(tool, nRanks, entry.count(), entry.elementSize(), state.baselineNs()),
-                planText(state.bestPlan()), busBw(tool, nRanks, entry.count(), entry.elementSize(), state.bestNs()),
-                state.converged()));
+            summary.add(new Row(entry, planText(report.baselinePlan()),
+                busBw(tool, nRanks, entry.count(), entry.elementSize(), report.baselineNs()),
+                planText(report.bestPlan()), busBw(tool, nRanks, entry.count(), entry.elementSize(), report.bestNs()),
+                report.converged()));
         }
         this.rows = List.copyOf(summary);
     }
@@ -162,12 +161,12 @@ public final class TuningSummary
         for (final Row row : rows)
         {
             final Entry entry = row.entry();
-            final TaskReport report = entry.report();
+            final TuningReport report = entry.report();
             lines.add(TableFormatter.rowParameters(entry.bytes(), entry.count(), entry.typeName(), entry.opName(),
                 entry.root()) + columns(defaultWidth, text(row.defaultPlan()), decimal(row.defaultBusBw()),
                 tunedWidth, tunedText(row), decimal(row.tunedBusBw()), decimal(row.ratio()),
-                report == null ? MISSING : Integer.toString(report.state().trials()),
-                report == null ? MISSING : Long.toString(report.state().searchCalls()),
+                report == null ? MISSING : Integer.toString(report.trials()),
+                report == null ? MISSING : Long.toString(report.searchCalls()),
                 Long.toString(entry.tuneCalls()), millis(entry.tuneNs())));
         }
         if (searching)

@@ -7,9 +7,7 @@ import io.jccl.Plan;
 import io.jccl.Protocol;
 import io.jccl.ReduceOp;
 import io.jccl.TransportKind;
-import io.jccl.autotune.TaskKey;
-import io.jccl.autotune.TaskReport;
-import io.jccl.autotune.TaskState;
+import io.jccl.TuningReport;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -30,16 +28,14 @@ class TuningSummaryTest
         128 * 1024);
     private static final Plan BEST = new Plan(Algorithm.TREE, Protocol.LL, TransportKind.SHM, 2, 256, 32 * 1024);
 
-    private static TaskReport report(final long minBytes, final TaskState.Status status, final double baselineNs,
+    private static TuningReport report(final long minBytes, final boolean converged, final double baselineNs,
         final double bestNs)
     {
-        final TaskKey key = new TaskKey(Collective.ALL_REDUCE, DataType.FLOAT32, ReduceOp.Kind.SUM, 2, 1, minBytes,
-            2 * minBytes - 1);
-        return new TaskReport(key, new TaskState(status, 7, 42, BASELINE, baselineNs, BEST, bestNs, 0, 0, 12, 3, 2,
-            null));
+        return new TuningReport(Collective.ALL_REDUCE, DataType.FLOAT32, ReduceOp.Kind.SUM, 2, minBytes,
+            2 * minBytes - 1, converged, 7, 42, BASELINE, baselineNs, BEST, bestNs, 0, 0, "synthetic");
     }
 
-    private static TuningSummary.Entry entry(final long bytes, final TaskReport report, final long tuneCalls,
+    private static TuningSummary.Entry entry(final long bytes, final TuningReport report, final long tuneCalls,
         final long tuneNs)
     {
         return new TuningSummary.Entry(bytes, bytes / 4, 4, "float", "sum", -1, report, tuneCalls, tuneNs);
@@ -50,7 +46,7 @@ class TuningSummaryTest
     {
         // 65536 bytes in 65536 ns: algbw 1 GB/s, busbw x 2(n-1)/n = 1 on 2 ranks; the tuned plan takes half the time
         final TuningSummary summary = new TuningSummary(BenchTool.ALL_REDUCE, 2, List.of(entry(65536,
-            report(65536, TaskState.Status.CONVERGED, 65536, 32768), 31, 2_500_000)));
+            report(65536, true, 65536, 32768), 31, 2_500_000)));
 
         final TuningSummary.Row row = summary.rows().get(0);
         assertEquals("ring/simple/p2p/1ch/128K", row.defaultPlan());
@@ -83,8 +79,8 @@ class TuningSummaryTest
     void shouldMarkSearchingAndUntunedRowsAndAlignColumns()
     {
         final TuningSummary summary = new TuningSummary(BenchTool.ALL_REDUCE, 2, List.of(
-            entry(1024, report(1024, TaskState.Status.CONVERGED, 2048, 1024), 30, 1_000_000),
-            entry(1 << 20, report(1 << 20, TaskState.Status.SEARCHING, 1 << 20, Double.NaN), 80, 12_340_000),
+            entry(1024, report(1024, true, 2048, 1024), 30, 1_000_000),
+            entry(1 << 20, report(1 << 20, false, 1 << 20, Double.NaN), 80, 12_340_000),
             entry(0, null, 0, 0)));
 
         final List<TuningSummary.Row> rows = summary.rows();

@@ -5,10 +5,18 @@ import io.jccl.HostBuffer;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.JcclInvalidUsageException;
 import io.jccl.Settings;
+import io.jccl.TuningReport;
 import io.jccl.UniqueId;
+import io.jccl.autotune.OnlineTuner;
+import io.jccl.autotune.TaskKey;
+import io.jccl.autotune.TaskReport;
+import io.jccl.autotune.TaskState;
 import io.jccl.transport.SharedBuffers;
 import io.jccl.transport.bootstrap.LaunchEnvironment;
 import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * jccl's entry point: creates communicators and brackets group calls.
@@ -117,18 +125,43 @@ public final class Jccl
 
     /**
      * @param communicator a communicator of this process.
-     * @return the online tuner's tasks of its group ({@code JCCL_TUNER=auto}): trials, baseline and best plans and
-     *         times; empty when the online tuner is off.
+     * @return the online tuner's tasks of its group ({@code JCCL_TUNER=auto}) in a stable order: trials, baseline and
+     *         best plans and times; empty when the online tuner is off.
      * @throws JcclInvalidArgumentException if the communicator is not jccl's.
      */
-    public static java.util.List<io.jccl.autotune.TaskReport> tunerReports(final Communicator communicator)
+    public static List<TuningReport> tuningReports(final Communicator communicator)
     {
-        if (!(communicator instanceof LocalCommunicator))
+        final OnlineTuner online = local(communicator).onlineTuner();
+        if (online == null)
         {
-            throw new JcclInvalidArgumentException("communicator " + communicator + " was not made by jccl");
+            return List.of();
         }
-        final io.jccl.autotune.OnlineTuner online = ((LocalCommunicator)communicator).onlineTuner();
-        return online == null ? java.util.List.of() : online.reports();
+        final List<TaskReport> reports = online.reports();
+        final List<TuningReport> result = new ArrayList<>(reports.size());
+        for (final TaskReport report : reports)
+        {
+            final TaskKey key = report.key();
+            final TaskState state = report.state();
+            result.add(new TuningReport(key.collective(), key.type(), key.op(), key.ranks(), key.minBytes(),
+                key.maxBytes(), state.converged(), state.trials(), state.searchCalls(), state.baselinePlan(),
+                state.baselineNs(), state.bestPlan(), state.bestNs(), state.retunes(), state.failures(),
+                report.line()));
+        }
+        return List.copyOf(result);
+    }
+
+    /**
+     * @param communicator a communicator of this process.
+     * @return the online tuner's tasks of its group, as the autotune module's own type.
+     * @throws JcclInvalidArgumentException if the communicator is not jccl's.
+     * @deprecated the autotune module is internal: use {@link #tuningReports(Communicator)}, which returns the
+     *             API's {@link TuningReport}.
+     */
+    @Deprecated
+    public static List<TaskReport> tunerReports(final Communicator communicator)
+    {
+        final OnlineTuner online = local(communicator).onlineTuner();
+        return online == null ? List.of() : online.reports();
     }
 
     /**

@@ -7,8 +7,8 @@ import io.jccl.JcclInvalidArgumentException;
 import io.jccl.Plan;
 import io.jccl.ReduceOp;
 import io.jccl.Stream;
+import io.jccl.TuningReport;
 import io.jccl.Work;
-import io.jccl.autotune.TaskReport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -108,14 +108,14 @@ class OnlineTuningTest
         {
             t.join();
         }
-        final List<TaskReport> reports = Jccl.tunerReports(comms[0]);
+        final List<TuningReport> reports = Jccl.tuningReports(comms[0]);
         for (final Communicator c : comms)
         {
             c.close();
         }
         assertTrue(failures.isEmpty(), () -> failures.peek().toString());
         assertEquals(1, reports.size(), "one task: " + reports);
-        assertTrue(reports.get(0).state().converged(), reports.get(0).line());
+        assertTrue(reports.get(0).converged(), reports.get(0).line());
         final List<String> trace = Files.readAllLines(traceFile);
         assertEquals("task,call,plan,ns,outcome", trace.get(0));
         assertEquals(calls, trace.size() - 1, "every call of rank 0 traced");
