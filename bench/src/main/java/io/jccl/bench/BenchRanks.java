@@ -135,10 +135,9 @@ final class BenchRanks
             recvAllocs[local] = memory.allocate(maxBytes + ResultChecker.GUARD_BYTES);
             streams[local] = options.streamNull() ? Stream.DEFAULT : Stream.create();
         }
-        final io.jccl.kernels.cuda.CudaApi cuda = onCuda() ? options.cudaApi() : null;
-        if (cuda != null)
+        if (onCuda())
         {
-            mirror = DeviceMirror.allocate(cuda, comms, maxBytes + ResultChecker.GUARD_BYTES);
+            mirror = DeviceMirror.allocate(comms, maxBytes + ResultChecker.GUARD_BYTES);
         }
         if (options.localRegister() != 0)
         {

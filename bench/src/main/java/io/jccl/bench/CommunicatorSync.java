@@ -2,9 +2,12 @@ package io.jccl.bench;
 
 import io.jccl.Communicator;
 import io.jccl.DataType;
+import io.jccl.DeviceBuffer;
 import io.jccl.HostBuffer;
+import io.jccl.JcclInvalidArgumentException;
 import io.jccl.ReduceOp;
 import io.jccl.Stream;
+import io.jccl.core.Jccl;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,31 +32,28 @@ public final class CommunicatorSync implements BenchSync
 
     private final Communicator comm;
     private HostBuffer buffer = HostBuffer.allocate(DOUBLE_BYTES);
-    /** On a rank that runs on CUDA: its driver, and a device twin of {@link #buffer} the calls use. */
-    private final io.jccl.kernels.cuda.CudaApi cuda;
-    private final int device;
-    private long deviceBuffer;
-    private long deviceBytes;
+    /** True on a rank that runs on CUDA, whose calls use {@link #deviceBuffer}, a device twin of {@link #buffer}. */
+    private final boolean onCuda;
+    private DeviceBuffer deviceBuffer;
     private volatile boolean aborted;
 
     /** @param comm this process's rank; this object aborts it on {@link #abort()} and never closes it. */
     public CommunicatorSync(final Communicator comm)
     {
         this.comm = comm;
-        this.cuda = cudaOf(comm);
-        this.device = cuda == null ? -1 : io.jccl.core.Jccl.cudaDevice(comm);
+        this.onCuda = onCuda(comm);
     }
 
-    /** @return the CUDA driver a jccl rank runs on, or null (the host backend, or ranks that are not jccl's). */
-    private static io.jccl.kernels.cuda.CudaApi cudaOf(final Communicator comm)
+    /** @return true when the rank is jccl's and runs on a CUDA device (false too for ranks that are not jccl's). */
+    private static boolean onCuda(final Communicator comm)
     {
         try
         {
-            return io.jccl.core.Jccl.cuda(comm);
+            return Jccl.cudaDevice(comm) >= 0;
         }
-        catch (final io.jccl.JcclInvalidArgumentException notJccl)
+        catch (final JcclInvalidArgumentException notJccl)
         {
-            return null;
+            return false;
         }
     }
 
@@ -119,7 +119,7 @@ public final class CommunicatorSync implements BenchSync
         {
             bytes.putDouble(base + i * DOUBLE_BYTES, values[i]);
         }
-        if (cuda == null)
+        if (!onCuda)
         {
             comm.allReduce(slice, slice, values.length, DataType.FLOAT64, op, Stream.DEFAULT).join();
         }
@@ -138,22 +138,18 @@ public final class CommunicatorSync implements BenchSync
     /** The same call on the rank's device: the values copied across and back (a few bytes, between measurements). */
     private void reduceOnDevice(final HostBuffer slice, final int count, final ReduceOp op)
     {
-        final long length = slice.length();
-        final long host = DeviceMirror.address(slice);
-        cuda.setDevice(device);
-        if (deviceBuffer == 0 || buffer.length() > deviceBytes)
+        if (deviceBuffer == null || buffer.length() > deviceBuffer.length())
         {
-            cuda.free(deviceBuffer);
-            deviceBuffer = cuda.malloc(buffer.length());
-            deviceBytes = buffer.length();
+            if (deviceBuffer != null)
+            {
+                Jccl.freeDevice(deviceBuffer);
+            }
+            deviceBuffer = Jccl.allocateDevice(comm, buffer.length());
         }
-        cuda.memcpyAsync(deviceBuffer, host, length, 0);
-        cuda.streamSynchronize(0);
-        final io.jccl.DeviceBuffer onDevice = io.jccl.DeviceBuffer.of(deviceBuffer, length, device);
+        final DeviceBuffer onDevice = deviceBuffer.slice(0, slice.length());
+        Jccl.copyToDevice(onDevice, slice);
         comm.allReduce(onDevice, onDevice, count, DataType.FLOAT64, op, Stream.DEFAULT).join();
-        cuda.setDevice(device);
-        cuda.memcpyAsync(host, deviceBuffer, length, 0);
-        cuda.streamSynchronize(0);
+        Jccl.copyFromDevice(slice, onDevice);
     }
 
     private void checkAborted()

@@ -5,7 +5,6 @@ import io.jccl.Communicator;
 import io.jccl.DeviceBuffer;
 import io.jccl.HostBuffer;
 import io.jccl.core.Jccl;
-import io.jccl.kernels.cuda.CudaApi;
 import org.agrona.BufferUtil;
 
 /**
@@ -15,36 +14,30 @@ import org.agrona.BufferUtil;
  */
 final class DeviceMirror implements AutoCloseable
 {
-    private final CudaApi api;
-    private final int[] device;
-    private final long[] send;
-    private final long[] recv;
+    private final DeviceBuffer[] send;
+    private final DeviceBuffer[] recv;
 
-    private DeviceMirror(final CudaApi api, final int ranks)
+    private DeviceMirror(final int ranks)
     {
-        this.api = api;
-        this.device = new int[ranks];
-        this.send = new long[ranks];
-        this.recv = new long[ranks];
+        this.send = new DeviceBuffer[ranks];
+        this.recv = new DeviceBuffer[ranks];
     }
 
     /**
-     * @param api   the driver the ranks run on.
-     * @param comms this process's ranks.
+     * @param comms this process's ranks, on CUDA.
      * @param bytes bytes of each host allocation.
-     * @return device twins of a send and a receive allocation per rank, on the rank's device.
+     * @return device twins of a send and a receive allocation per rank, on the rank's device
+     *         ({@link Jccl#allocateDevice}).
      */
-    static DeviceMirror allocate(final CudaApi api, final Communicator[] comms, final long bytes)
+    static DeviceMirror allocate(final Communicator[] comms, final long bytes)
     {
-        final DeviceMirror mirror = new DeviceMirror(api, comms.length);
+        final DeviceMirror mirror = new DeviceMirror(comms.length);
         try
         {
             for (int i = 0; i < comms.length; i++)
             {
-                mirror.device[i] = Jccl.cudaDevice(comms[i]);
-                api.setDevice(mirror.device[i]);
-                mirror.send[i] = api.malloc(Math.max(1, bytes));
-                mirror.recv[i] = api.malloc(Math.max(1, bytes));
+                mirror.send[i] = Jccl.allocateDevice(comms[i], bytes);
+                mirror.recv[i] = Jccl.allocateDevice(comms[i], bytes);
             }
             return mirror;
         }
@@ -64,7 +57,7 @@ final class DeviceMirror implements AutoCloseable
      */
     Buffer slice(final int local, final boolean sendSide, final long offset, final long length)
     {
-        return DeviceBuffer.of((sendSide ? send[local] : recv[local]) + offset, length, device[local]);
+        return (sendSide ? send[local] : recv[local]).slice(offset, length);
     }
 
     /**
@@ -77,10 +70,8 @@ final class DeviceMirror implements AutoCloseable
      */
     void upload(final int local, final HostBuffer sendAlloc, final HostBuffer recvAlloc, final long bytes)
     {
-        api.setDevice(device[local]);
-        api.memcpyAsync(send[local], address(sendAlloc), Math.min(bytes, sendAlloc.length()), 0);
-        api.memcpyAsync(recv[local], address(recvAlloc), Math.min(bytes, recvAlloc.length()), 0);
-        api.streamSynchronize(0);
+        Jccl.copyToDevice(send[local], sendAlloc.slice(0, Math.min(bytes, sendAlloc.length())));
+        Jccl.copyToDevice(recv[local], recvAlloc.slice(0, Math.min(bytes, recvAlloc.length())));
     }
 
     /**
@@ -93,10 +84,8 @@ final class DeviceMirror implements AutoCloseable
      */
     void download(final int local, final HostBuffer sendAlloc, final HostBuffer recvAlloc, final long bytes)
     {
-        api.setDevice(device[local]);
-        api.memcpyAsync(address(sendAlloc), send[local], Math.min(bytes, sendAlloc.length()), 0);
-        api.memcpyAsync(address(recvAlloc), recv[local], Math.min(bytes, recvAlloc.length()), 0);
-        api.streamSynchronize(0);
+        Jccl.copyFromDevice(sendAlloc, send[local].slice(0, Math.min(bytes, sendAlloc.length())));
+        Jccl.copyFromDevice(recvAlloc, recv[local].slice(0, Math.min(bytes, recvAlloc.length())));
     }
 
     /**
@@ -113,13 +102,15 @@ final class DeviceMirror implements AutoCloseable
     {
         for (int i = 0; i < send.length; i++)
         {
-            if (send[i] != 0 || recv[i] != 0)
+            if (send[i] != null)
             {
-                api.setDevice(device[i]);
-                api.free(send[i]);
-                api.free(recv[i]);
-                send[i] = 0;
-                recv[i] = 0;
+                Jccl.freeDevice(send[i]);
+                send[i] = null;
+            }
+            if (recv[i] != null)
+            {
+                Jccl.freeDevice(recv[i]);
+                recv[i] = null;
             }
         }
     }

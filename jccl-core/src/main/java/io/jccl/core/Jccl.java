@@ -1,6 +1,7 @@
 package io.jccl.core;
 
 import io.jccl.Communicator;
+import io.jccl.DeviceBuffer;
 import io.jccl.HostBuffer;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.JcclInvalidUsageException;
@@ -11,6 +12,7 @@ import io.jccl.autotune.OnlineTuner;
 import io.jccl.autotune.TaskKey;
 import io.jccl.autotune.TaskReport;
 import io.jccl.autotune.TaskState;
+import io.jccl.kernels.cuda.CudaApi;
 import io.jccl.transport.SharedBuffers;
 import io.jccl.transport.bootstrap.LaunchEnvironment;
 import org.slf4j.LoggerFactory;
@@ -166,7 +168,7 @@ public final class Jccl
 
     /**
      * @param communicator a communicator of this process.
-     * @return the CUDA device its rank runs on ({@link Context#cuda(io.jccl.kernels.cuda.CudaApi)}: rank r on device
+     * @return the CUDA device its rank runs on ({@link Context#cuda(CudaApi)}: rank r on device
      *         r modulo the device count), or -1 on the host backend; its buffers must be memory of that device.
      * @throws JcclInvalidArgumentException if the communicator is not jccl's.
      */
@@ -179,14 +181,99 @@ public final class Jccl
      * @param communicator a communicator of this process.
      * @return the CUDA driver its rank runs on (the context's), or null on the host backend.
      * @throws JcclInvalidArgumentException if the communicator is not jccl's.
+     * @deprecated the driver interface is internal: device memory goes through
+     *             {@link #allocateDevice(Communicator, long)}, {@link #copyToDevice(DeviceBuffer, HostBuffer)},
+     *             {@link #copyFromDevice(HostBuffer, DeviceBuffer)} and {@link #freeDevice(DeviceBuffer)}, and
+     *             {@link #cudaDevice(Communicator)} says whether a rank runs on CUDA.
      */
-    public static io.jccl.kernels.cuda.CudaApi cuda(final Communicator communicator)
+    @Deprecated
+    public static CudaApi cuda(final Communicator communicator)
     {
         return local(communicator).context().cuda();
     }
 
+    /**
+     * Allocates memory on the CUDA device a rank runs on ({@link #cudaDevice(Communicator)}), through the driver of
+     * its context. The memory is not zeroed; free it with {@link #freeDevice(DeviceBuffer)}. As every call of the
+     * driver that frees or copies on the default stream, use these calls between collectives, not while one on the
+     * device is in flight.
+     *
+     * @param communicator a communicator of this process that runs on CUDA.
+     * @param length       bytes, at least 0.
+     * @return the buffer, on the rank's device.
+     * @throws JcclInvalidArgumentException naming the argument: a communicator that is null, not jccl's or on the
+     *                                      host backend, or a negative length.
+     * @throws io.jccl.JcclSystemException if the driver cannot allocate it.
+     */
+    public static DeviceBuffer allocateDevice(final Communicator communicator, final long length)
+    {
+        final LocalCommunicator local = local(communicator);
+        if (local.cudaDevice() < 0)
+        {
+            throw new JcclInvalidArgumentException("communicator " + communicator + " runs on the host backend " +
+                "(its Context names no CUDA driver)");
+        }
+        if (length < 0)
+        {
+            throw new JcclInvalidArgumentException("length=" + length + " is negative");
+        }
+        return DeviceAllocations.INSTANCE.allocate(local.context().cuda(), local.cudaDevice(), length);
+    }
+
+    /**
+     * Copies all of {@code source} to the start of {@code target} and returns once the copy is done.
+     *
+     * @param target device memory of {@link #allocateDevice(Communicator, long)} or a slice of it, at least as long
+     *               as the source.
+     * @param source host memory.
+     * @throws JcclInvalidArgumentException naming the argument: null, device memory that is not (in) a live
+     *                                      buffer of {@link #allocateDevice}, or a target shorter than the source.
+     */
+    public static void copyToDevice(final DeviceBuffer target, final HostBuffer source)
+    {
+        checkNotNull(target, "target");
+        checkNotNull(source, "source");
+        DeviceAllocations.INSTANCE.copyToDevice(target, source);
+    }
+
+    /**
+     * Copies all of {@code source} to the start of {@code target} and returns once the copy is done.
+     *
+     * @param target host memory, at least as long as the source.
+     * @param source device memory of {@link #allocateDevice(Communicator, long)} or a slice of it.
+     * @throws JcclInvalidArgumentException naming the argument: null, device memory that is not (in) a live
+     *                                      buffer of {@link #allocateDevice}, or a target shorter than the source.
+     */
+    public static void copyFromDevice(final HostBuffer target, final DeviceBuffer source)
+    {
+        checkNotNull(target, "target");
+        checkNotNull(source, "source");
+        DeviceAllocations.INSTANCE.copyFromDevice(target, source);
+    }
+
+    /**
+     * Frees a buffer of {@link #allocateDevice(Communicator, long)}. Every call that used it must have completed.
+     *
+     * @param buffer the buffer {@link #allocateDevice} returned (not a slice of it).
+     * @throws JcclInvalidArgumentException if the buffer is null, or is not a live buffer of {@link #allocateDevice}.
+     */
+    public static void freeDevice(final DeviceBuffer buffer)
+    {
+        checkNotNull(buffer, "buffer");
+        DeviceAllocations.INSTANCE.free(buffer);
+    }
+
+    private static void checkNotNull(final Object argument, final String name)
+    {
+        if (argument == null)
+        {
+            throw new JcclInvalidArgumentException(name + " is null");
+        }
+    }
+
     private static LocalCommunicator local(final Communicator communicator)
     {
+        checkNotNull(communicator, "communicator");
         if (!(communicator instanceof LocalCommunicator local))
         {
             throw new JcclInvalidArgumentException("communicator " + communicator + " was not made by jccl");
