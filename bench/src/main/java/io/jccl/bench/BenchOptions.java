@@ -463,7 +463,7 @@ public final class BenchOptions
         {
             try
             {
-                JcclCommunicatorFactory.context(this, pass).constraints();
+                JcclCommunicatorFactory.context(this, pass).checkPlanSettings();
             }
             catch (final JcclException | IllegalArgumentException ex)
             {
@@ -529,7 +529,7 @@ public final class BenchOptions
         {
             try
             {
-                JcclCommunicatorFactory.onlineTunerConfig();
+                new Context().checkOnlineTuner();
             }
             catch (final JcclException ex)
             {
@@ -929,8 +929,7 @@ public final class BenchOptions
         {
             return jccl.tuneIters;
         }
-        final io.jccl.autotune.OnlineTunerConfig config = JcclCommunicatorFactory.onlineTunerConfig();
-        return config.budgetCalls() + config.confirmCalls() + TUNE_ITERS_MARGIN;
+        return new Context().tunerCallsToConverge() + TUNE_ITERS_MARGIN;
     }
 
     /** @return {@code --load}, or null for none (parsed by {@link #validate()}). */

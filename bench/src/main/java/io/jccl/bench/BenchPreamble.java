@@ -151,7 +151,7 @@ final class BenchPreamble
             LOG.warn("-G/--cudagraph {} ignored: jccl-bench does not capture CUDA graphs", options.cudaGraph());
         }
         final java.util.Set<io.jccl.Algorithm> allowed = JcclCommunicatorFactory.context(options, combination)
-            .constraints().algorithms(tool.collective());
+            .algorithms(tool.collective());
         if (!allowed.contains(io.jccl.Algorithm.RING) && allowed.stream().allMatch(algorithm ->
             io.jccl.schedules.Generators.effective(algorithm, tool.collective()) == io.jccl.Algorithm.RING))
         {

@@ -2,7 +2,6 @@ package io.jccl.bench;
 
 import io.jccl.Communicator;
 import io.jccl.TuningReport;
-import io.jccl.autotune.OnlineTunerConfig;
 import io.jccl.core.Context;
 import io.jccl.core.Jccl;
 
@@ -32,7 +31,7 @@ public final class JcclCommunicatorFactory implements CommunicatorFactory
 
     /**
      * The context of one pass: the {@code JCCL_*} environment, then the knob flags over it, then the combination's
-     * pins over those. Values are checked when {@link Context#constraints()} is called.
+     * pins over those. Values are checked when {@link Context#checkPlanSettings()} is called.
      *
      * @param options     the flags.
      * @param combination the sweep's pins for this pass, {@link SweepCombination#DEFAULT} for none.
@@ -127,7 +126,7 @@ public final class JcclCommunicatorFactory implements CommunicatorFactory
         {
             return null;
         }
-        return context.onlineTuner(context.onlineTuner().withSaveFile(null)).tunerTraceFile(null);
+        return context.tunerSaveFile(null).tunerTraceFile(null);
     }
 
     /**
@@ -136,20 +135,8 @@ public final class JcclCommunicatorFactory implements CommunicatorFactory
      */
     static String settings(final Context context)
     {
-        return "timeoutMs=" + context.timeoutMs() + " pins=" + context.constraints() + " tunerTable=" +
+        return "timeoutMs=" + context.timeoutMs() + " pins=" + context.planSettings() + " tunerTable=" +
             context.tunerConfigFile() + " schedules=" + context.scheduleFiles();
-    }
-
-    /**
-     * The online tuner's settings as jccl-core reads them when a group starts: each {@code JCCL_TUNER_*} variable
-     * from its system property (lower case, dots: {@code jccl.tuner.budget}) or else the environment.
-     *
-     * @return the settings.
-     * @throws io.jccl.JcclInvalidArgumentException naming every variable whose value is invalid.
-     */
-    public static OnlineTunerConfig onlineTunerConfig()
-    {
-        return new Context().onlineTuner();
     }
 
     @Override

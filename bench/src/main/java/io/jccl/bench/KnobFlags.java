@@ -1,7 +1,6 @@
 package io.jccl.bench;
 
 import io.jccl.JcclException;
-import io.jccl.autotune.TableTuner;
 import io.jccl.core.Context;
 import picocli.CommandLine.Option;
 
@@ -193,7 +192,7 @@ final class KnobFlags
         {
             try
             {
-                TableTuner.load(tunerConfig, null);
+                Context.checkTunerConfigFile(tunerConfig);
             }
             catch (final JcclException ex)
             {
@@ -217,7 +216,7 @@ final class KnobFlags
         {
             final Context context = SweepKey.unpinned();
             setter.accept(context);
-            context.constraints();
+            context.checkPlanSettings();
         }
         catch (final JcclException ex)
         {

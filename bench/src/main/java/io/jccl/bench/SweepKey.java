@@ -123,7 +123,7 @@ public enum SweepKey
         {
             final Context context = unpinned();
             apply(context, value);
-            context.constraints();
+            context.checkPlanSettings();
         }
         catch (final JcclException ex)
         {

@@ -1,6 +1,7 @@
 package io.jccl.core;
 
 import io.jccl.Algorithm;
+import io.jccl.Collective;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.Protocol;
 import io.jccl.Settings;
@@ -8,12 +9,15 @@ import io.jccl.TransportKind;
 import io.jccl.autotune.Calibration;
 import io.jccl.autotune.OnlineTunerConfig;
 import io.jccl.autotune.PlanConstraints;
+import io.jccl.autotune.TableTuner;
+import io.jccl.kernels.cuda.CudaApi;
 
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Settings of communicators, in the style of Aeron's {@code MediaDriver.Context}: {@code x()} reads, {@code x(v)}
@@ -26,6 +30,12 @@ import java.util.Map;
  * (DESIGN.md, "Plans"); {@code JCCL_ALGO} and {@code JCCL_PROTO} take NCCL's syntax: a list ({@code ring,tree}), an
  * exclusion ({@code ^ll128}) or a per-collective form ({@code allreduce:tree,ring;allgather:ring}). A table in NCCL's
  * tuner-plugin format ({@code JCCL_TUNER_CONFIG_FILE}) ranks above the cost model, below the pins.
+ * <p>
+ * A program sets and reads plain values (enums, numbers, paths). The methods typed with jccl's internal modules
+ * ({@link #onlineTuner(OnlineTunerConfig)}, {@link #calibration(Calibration)}) are deprecated for programs; the
+ * getters {@link #onlineTuner()}, {@link #calibration()} and {@link #constraints()} are for jccl's own modules, and
+ * their types may change. {@link #cuda(CudaApi)} is the backend hook: how a CUDA driver, or the device double in
+ * tests, is given to the ranks.
  */
 public final class Context
 {
@@ -82,12 +92,14 @@ public final class Context
     private String tuner = setting(TUNER_PROP_NAME);
     private Path tunerTraceFile = pathSetting(TUNER_TRACE_PROP_NAME);
     private OnlineTunerConfig onlineTuner;
+    private Path tunerSaveFile;
+    private boolean tunerSaveFileSet;
     private Calibration calibration;
     private boolean debugInfo = "INFO".equalsIgnoreCase(setting(DEBUG_PROP_NAME)) ||
         "TRACE".equalsIgnoreCase(setting(DEBUG_PROP_NAME));
     private List<Path> scheduleFiles = pathsSetting(SCHEDULE_FILES_PROP_NAME);
     private PlanConstraints constraints;
-    private io.jccl.kernels.cuda.CudaApi cuda;
+    private CudaApi cuda;
     private int[] cudaDevices;
     private boolean cudaIpc = !"0".equals(setting(CUDA_IPC_PROP_NAME));
 
@@ -330,17 +342,22 @@ public final class Context
     }
 
     /**
+     * For jccl's own modules (the type is internal and may change): programs use {@link #tunerSaveFile(Path)},
+     * {@link #tunerCallsToConverge()} and {@link #checkOnlineTuner()}, and the {@code JCCL_TUNER_*} variables.
+     *
      * @return the online tuner's settings ({@code JCCL_TUNER=auto}): set, else read from the {@code JCCL_TUNER_*}
      *         variables ({@link OnlineTunerConfig#VARIABLES}; each as a system property in lower case with dots, or
-     *         from the environment).
+     *         from the environment); with {@link #tunerSaveFile(Path)}'s file when one was set.
      * @throws JcclInvalidArgumentException naming every variable whose value is invalid.
      */
     public OnlineTunerConfig onlineTuner()
     {
-        if (onlineTuner != null)
-        {
-            return onlineTuner;
-        }
+        final OnlineTunerConfig config = onlineTuner != null ? onlineTuner : onlineTunerFromSettings();
+        return tunerSaveFileSet ? config.withSaveFile(tunerSaveFile) : config;
+    }
+
+    private static OnlineTunerConfig onlineTunerFromSettings()
+    {
         final Map<String, String> settings = new HashMap<>();
         for (final String name : OnlineTunerConfig.VARIABLES)
         {
@@ -357,14 +374,81 @@ public final class Context
      * @param config the online tuner's settings, the same on every rank; or null to read the {@code JCCL_TUNER_*}
      *               variables.
      * @return this.
+     * @deprecated the type is internal to jccl: set the {@code JCCL_TUNER_*} variables (or system properties), and
+     *             the save file with {@link #tunerSaveFile(Path)}.
      */
+    @Deprecated
     public Context onlineTuner(final OnlineTunerConfig config)
     {
         this.onlineTuner = config;
         return this;
     }
 
-    /** @return the cost model's constants: set, or measured once per process when the first group starts. */
+    /**
+     * Validates the online tuner's settings ({@code JCCL_TUNER_*}, or those set), as the first group with
+     * {@code JCCL_TUNER=auto} would.
+     *
+     * @return this.
+     * @throws JcclInvalidArgumentException naming every variable whose value is invalid.
+     */
+    public Context checkOnlineTuner()
+    {
+        onlineTuner();
+        return this;
+    }
+
+    /**
+     * @return the most calls the online tuner spends on one task before it converges: its budget
+     *         ({@code JCCL_TUNER_BUDGET}) and the calls of its confirmation rounds ({@code JCCL_TUNER_CONFIRM_ROUNDS}).
+     * @throws JcclInvalidArgumentException naming every {@code JCCL_TUNER_*} variable whose value is invalid.
+     */
+    public long tunerCallsToConverge()
+    {
+        final OnlineTunerConfig config = onlineTuner();
+        return config.budgetCalls() + config.confirmCalls();
+    }
+
+    /**
+     * @return the file the online tuner keeps converged plans in across runs: the one set, else
+     *         {@code JCCL_TUNER_SAVE_FILE}; null for none.
+     * @throws JcclInvalidArgumentException naming every {@code JCCL_TUNER_*} variable whose value is invalid.
+     */
+    public Path tunerSaveFile()
+    {
+        return onlineTuner().saveFile();
+    }
+
+    /**
+     * @param file the file the online tuner keeps converged plans in across runs (read when the ranks start, written
+     *             as tasks converge), or null for none; either way it wins over {@code JCCL_TUNER_SAVE_FILE}.
+     * @return this.
+     */
+    public Context tunerSaveFile(final Path file)
+    {
+        this.tunerSaveFile = file;
+        this.tunerSaveFileSet = true;
+        return this;
+    }
+
+    /**
+     * Reads a tuner table in the format of NCCL's example tuner plugin, as {@code JCCL_TUNER_CONFIG_FILE} names one,
+     * to report its errors before any rank starts.
+     *
+     * @param file the table.
+     * @throws JcclInvalidArgumentException if file is null, or listing every malformed line as
+     *                                      {@code file:line: reason}.
+     * @throws io.jccl.JcclSystemException naming the file if it cannot be read.
+     */
+    public static void checkTunerConfigFile(final Path file)
+    {
+        TableTuner.load(file, null);
+    }
+
+    /**
+     * For jccl's own modules (the type is internal and may change).
+     *
+     * @return the cost model's constants: set, or measured once per process when the first group starts.
+     */
     public Calibration calibration()
     {
         return calibration != null ? calibration : Calibrator.calibration();
@@ -374,7 +458,10 @@ public final class Context
      * @param calibration the cost model's constants, or null to measure them ({@code JCCL_CALIBRATION=defaults}
      *                    uses {@link Calibration#defaults(int)} instead).
      * @return this.
+     * @deprecated the type is internal to jccl: {@code JCCL_CALIBRATION=defaults} gives fixed constants instead of
+     *             measured ones.
      */
+    @Deprecated
     public Context calibration(final Calibration calibration)
     {
         this.calibration = calibration;
@@ -382,6 +469,9 @@ public final class Context
     }
 
     /**
+     * For jccl's own modules (the type is internal and may change): programs use {@link #checkPlanSettings()},
+     * {@link #algorithms(Collective)} and {@link #planSettings()}.
+     *
      * @return what the settings allow the tuners to choose.
      * @throws JcclInvalidArgumentException naming the variable of an invalid setting and listing the valid values.
      */
@@ -394,6 +484,40 @@ public final class Context
             constraints = result;
         }
         return result;
+    }
+
+    /**
+     * Validates the plan knobs ({@code JCCL_ALGO}, {@code JCCL_PROTO}, {@code JCCL_TRANSPORT}, the channel counts,
+     * {@code JCCL_NTHREADS}, {@code JCCL_CHUNK_SIZE}) as set or read from the environment.
+     *
+     * @return this.
+     * @throws JcclInvalidArgumentException naming the variable of an invalid setting and listing the valid values.
+     */
+    public Context checkPlanSettings()
+    {
+        constraints();
+        return this;
+    }
+
+    /**
+     * @param collective a collective.
+     * @return the algorithms the settings allow for it ({@code JCCL_ALGO}), never empty.
+     * @throws JcclInvalidArgumentException naming the variable of an invalid setting.
+     */
+    public Set<Algorithm> algorithms(final Collective collective)
+    {
+        return constraints().algorithms(collective);
+    }
+
+    /**
+     * @return the plan knobs in force as one line for a log, in the variables' syntax
+     *         ({@code JCCL_ALGO=tree JCCL_PROTO=ll});
+     *         {@code none} when nothing is pinned.
+     * @throws JcclInvalidArgumentException naming the variable of an invalid setting.
+     */
+    public String planSettings()
+    {
+        return constraints().toString();
     }
 
     private Context changed()
@@ -419,14 +543,19 @@ public final class Context
         return this;
     }
 
-    /** @return the CUDA driver the ranks run on, or null for the host backend (the default). */
-    public io.jccl.kernels.cuda.CudaApi cuda()
+    /**
+     * The backend hook's getter, for jccl's own modules; a program asks {@link Jccl#cudaDevice(io.jccl.Communicator)}.
+     *
+     * @return the CUDA driver the ranks run on, or null for the host backend (the default).
+     */
+    public CudaApi cuda()
     {
         return cuda;
     }
 
     /**
-     * Runs the ranks on CUDA devices (round-robin over the devices the driver sees, so several ranks may share one):
+     * The backend hook: runs the ranks on CUDA devices (round-robin over the devices the driver sees, so several ranks
+     * may share one):
      * their buffers must be {@link io.jccl.DeviceBuffer}s of their device, and every call launches jccl's interpreter
      * kernel. {@code io.jccl.kernels.cuda.CudaProbe} gives the real driver where one is present; tests pass
      * {@code EmulatedCuda}.
@@ -434,7 +563,7 @@ public final class Context
      * @param cuda the driver, or null for the host backend.
      * @return this.
      */
-    public Context cuda(final io.jccl.kernels.cuda.CudaApi cuda)
+    public Context cuda(final CudaApi cuda)
     {
         this.cuda = cuda;
         return this;

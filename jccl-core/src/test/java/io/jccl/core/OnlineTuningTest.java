@@ -150,14 +150,15 @@ class OnlineTuningTest
         set("JCCL_TUNER_HOLD", "1");
         set("JCCL_TUNER_BUDGET", "20");
         set("JCCL_TUNER_SAVE_FILE", variables.toString());
-        final io.jccl.autotune.OnlineTunerConfig config = new Context().onlineTuner().withSaveFile(context);
-        assertEquals(1, config.holdCalls(), "read from the variables");
+        assertEquals(1, new Context().onlineTuner().holdCalls(), "read from the variables");
+        assertEquals(variables, new Context().tunerSaveFile());
+        assertEquals(context, new Context().tunerSaveFile(context).tunerSaveFile());
 
-        runBlocking(new Context().tunerMode(Context.TunerMode.AUTO).onlineTuner(config), 80);
+        runBlocking(new Context().tunerMode(Context.TunerMode.AUTO).tunerSaveFile(context), 80);
         assertTrue(java.nio.file.Files.exists(context), "saved where the Context said");
         assertFalse(java.nio.file.Files.exists(variables), "not where the variable said");
 
-        runBlocking(new Context().tunerMode(Context.TunerMode.AUTO).onlineTuner(config.withSaveFile(null)), 80);
+        runBlocking(new Context().tunerMode(Context.TunerMode.AUTO).tunerSaveFile(null), 80);
         assertFalse(java.nio.file.Files.exists(variables), "a Context without a save file saves nowhere");
     }
 

@@ -178,6 +178,7 @@ class PlanOverrideTest
     }
 
     @Test
+    @SuppressWarnings("deprecation") // Context.calibration(Calibration): deprecated for programs, kept for this
     void shouldChooseTheSamePlanWithDefaultCalibrationEveryTime()
     {
         final Plan first = run(new Context().calibration(Calibration.defaults(2)), Collective.ALL_REDUCE);
