@@ -2,7 +2,6 @@ package io.jccl.bench;
 
 import io.jccl.HostBuffer;
 import io.jccl.core.Jccl;
-import io.jccl.transport.SharedBuffers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,11 +61,11 @@ final class BenchMemory
         long space;
         try
         {
-            space = Files.getFileStore(SharedBuffers.INSTANCE.directory()).getUsableSpace();
+            space = Files.getFileStore(Jccl.sharedMemoryDirectory()).getUsableSpace();
         }
         catch (final IOException ex)
         {
-            LOG.debug("space of {} unknown", SharedBuffers.INSTANCE.directory(), ex);
+            LOG.debug("space of {} unknown", Jccl.sharedMemoryDirectory(), ex);
             space = Long.MAX_VALUE;
         }
         // a quarter stays for the FIFO files and everybody else

@@ -1,12 +1,13 @@
 package io.jccl.bench;
 
 import io.jccl.JcclInvalidArgumentException;
+import io.jccl.Settings;
 import io.jccl.UniqueId;
+import io.jccl.core.LaunchInfo;
 import io.jccl.launch.ChildCommand;
 import io.jccl.launch.CpuBinding;
 import io.jccl.launch.LineOutputStream;
 import io.jccl.launch.ProcessLauncher;
-import io.jccl.transport.bootstrap.LaunchEnvironment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -37,7 +38,7 @@ import java.util.function.LongSupplier;
  * <b>Several processes.</b> {@code jccl-bench --nprocs N <tool> [flags]} (the flag before or after the tool name)
  * starts N JVMs of one rank each (jccl-launch's {@link ProcessLauncher}, {@link BenchJavaCommand}). A tool started by
  * a launcher ({@code --nprocs}, {@code bin/jccl-run}, {@code mpirun}, {@code srun}, {@code torchrun}:
- * {@link LaunchEnvironment#detect}) as one of several
+ * {@link LaunchInfo#detect}) as one of several
  * processes runs one rank ({@code -t 1 -g 1}) joined to the others with {@code Jccl.connect}
  * ({@link ProcessCommunicatorFactory}); the ranks agree on times, wrong counts and barriers with AllReduces on jccl
  * ({@link CommunicatorSync}). Rank 0 prints the table and writes the result files; the other ranks print nothing on
@@ -110,7 +111,7 @@ public final class JcclBench
     public static void main(final String[] args)
     {
         final Map<String, String> env = System.getenv();
-        final int rank = NprocsFlags.given(args) ? -1 : LaunchEnvironment.rankOf(env);
+        final int rank = NprocsFlags.given(args) ? -1 : LaunchInfo.rankOf(env);
         if (rank >= 0)
         {
             System.setErr(new PrintStream(new LineOutputStream(System.err, "[rank " + rank + "] "), true,
@@ -135,7 +136,7 @@ public final class JcclBench
 
     /**
      * Runs a tool on jccl as {@link #main} does: as one rank of several processes when the environment's launcher
-     * variables say so ({@link LaunchEnvironment}), else with every rank in this process.
+     * variables say so ({@link LaunchInfo}), else with every rank in this process.
      *
      * @param args the tool name, then its flags.
      * @param out  where the table (and {@code -h} help) goes; rank 0's only.
@@ -247,10 +248,10 @@ public final class JcclBench
             commandLine.usage(out);
             return BenchRunner.EXIT_OK;
         }
-        final LaunchEnvironment launch;
+        final LaunchInfo launch;
         try
         {
-            launch = factory == null ? LaunchEnvironment.detect(env) : null;
+            launch = factory == null ? LaunchInfo.detect(env) : null;
             if (launch != null)
             {
                 options.processes(launch.rank(), launch.size());
@@ -401,9 +402,9 @@ public final class JcclBench
             return EXIT_USAGE;
         }
         err.println("jccl-bench: " + split.nprocs() + " processes, " + binding.describe());
-        if (env.get(LaunchEnvironment.COMM_ID) != null)
+        if (env.get(Settings.COMM_ID) != null)
         {
-            err.println("jccl-bench: " + LaunchEnvironment.COMM_ID + " from the environment is replaced by this " +
+            err.println("jccl-bench: " + Settings.COMM_ID + " from the environment is replaced by this " +
                 "launch's own");
         }
         final String crowding = crowdingNote(split.nprocs(), cpus.size());

@@ -5,7 +5,7 @@ import io.jccl.TuningReport;
 import io.jccl.UniqueId;
 import io.jccl.core.Context;
 import io.jccl.core.Jccl;
-import io.jccl.transport.bootstrap.LaunchEnvironment;
+import io.jccl.core.LaunchInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,7 +18,7 @@ import java.util.List;
 /**
  * The one rank of this process in a multi-process run (nccl-tests under {@code mpirun}): joins the others with
  * {@link Jccl#connect(Context, int, int, io.jccl.UniqueId)} at the rank, size and rendezvous a launcher put in the
- * environment ({@link io.jccl.transport.bootstrap.LaunchEnvironment#detect}), with the same {@link Context} as a run in one process
+ * environment ({@link LaunchInfo#detect}), with the same {@link Context} as a run in one process
  * ({@link JcclCommunicatorFactory#context(BenchOptions, SweepCombination)}). The ranks agree between measurements
  * through {@link CommunicatorSync}, on the same communicator.
  * <p>
@@ -32,13 +32,13 @@ public final class ProcessCommunicatorFactory implements CommunicatorFactory
 {
     private static final Logger LOG = LoggerFactory.getLogger(ProcessCommunicatorFactory.class);
 
-    private final LaunchEnvironment launch;
+    private final LaunchInfo launch;
     private String description;
     /** Where the next communicator meets: the launcher's rendezvous first, then one agreed on the latest. */
     private UniqueId next;
 
-    /** @param launch this process's rank, the rank count and where to meet, from {@link LaunchEnvironment#detect}. */
-    public ProcessCommunicatorFactory(final LaunchEnvironment launch)
+    /** @param launch this process's rank, the rank count and where to meet, from {@link LaunchInfo#detect}. */
+    public ProcessCommunicatorFactory(final LaunchInfo launch)
     {
         this.launch = launch;
         this.next = launch.uniqueId();

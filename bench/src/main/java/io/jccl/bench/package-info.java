@@ -18,7 +18,7 @@
  * <p>
  * Processes: {@code jccl-bench --nprocs N} starts N JVMs through jccl-launch's
  * {@link io.jccl.launch.ProcessLauncher} ({@link io.jccl.bench.BenchJavaCommand}), and a launcher (bin/jccl-run,
- * mpirun, srun, torchrun; {@link io.jccl.transport.bootstrap.LaunchEnvironment#detect}) may start them too; each runs
+ * mpirun, srun, torchrun; {@link io.jccl.core.LaunchInfo#detect}) may start them too; each runs
  * one rank on one bench thread, and the processes meet between measurements through AllReduces on their own
  * communicator ({@link io.jccl.bench.CommunicatorSync}) where threads meet at barriers. The launcher copies its
  * children's output on one thread per stream and waits for them on the caller's.

@@ -14,9 +14,9 @@ import io.jccl.autotune.TaskReport;
 import io.jccl.autotune.TaskState;
 import io.jccl.kernels.cuda.CudaApi;
 import io.jccl.transport.SharedBuffers;
-import io.jccl.transport.bootstrap.LaunchEnvironment;
 import org.slf4j.LoggerFactory;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -110,9 +110,10 @@ public final class Jccl
 
     /**
      * Joins a communicator of ranks in several processes, reading rank, size and rendezvous from the environment a
-     * launcher set ({@link LaunchEnvironment}: {@code JCCL_RANK}/{@code JCCL_WORLD_SIZE}, torchrun or
-     * {@code bin/jccl-run}, Open MPI, PMI or Slurm; the address from {@code JCCL_COMM_ID}, {@code MASTER_ADDR}/{@code MASTER_PORT} or
-     * {@code JCCL_MASTER_ADDR}/{@code JCCL_PORT}), and logs which source won.
+     * launcher set ({@link LaunchInfo#resolve}: {@code JCCL_RANK}/{@code JCCL_WORLD_SIZE}, torchrun or
+     * {@code bin/jccl-run}, Open MPI, PMI or Slurm; the address from {@code JCCL_COMM_ID},
+     * {@code MASTER_ADDR}/{@code MASTER_PORT} or {@code JCCL_MASTER_ADDR}/{@code JCCL_PORT}), and logs which source
+     * won.
      *
      * @param context settings.
      * @return the communicator.
@@ -120,7 +121,7 @@ public final class Jccl
      */
     public static Communicator connect(final Context context)
     {
-        final LaunchEnvironment env = LaunchEnvironment.resolve(Settings.environment());
+        final LaunchInfo env = LaunchInfo.resolve(Settings.environment());
         LoggerFactory.getLogger("io.jccl").info("jccl rank {}/{} from {}", env.rank(), env.size(), env.source());
         return connect(context, env.rank(), env.size(), env.uniqueId());
     }
@@ -299,6 +300,15 @@ public final class Jccl
     {
         final SharedBuffers.Segment segment = SharedBuffers.INSTANCE.allocate(length);
         return HostBuffer.ofJcclMemory(segment.memory(), length);
+    }
+
+    /**
+     * @return the directory whose file system holds the memory of {@link #allocate(long)} ({@code /dev/shm}): its
+     *         free space bounds what can be allocated.
+     */
+    public static Path sharedMemoryDirectory()
+    {
+        return SharedBuffers.INSTANCE.directory();
     }
 
     /**
