@@ -1,4 +1,4 @@
-package io.jccl.core;
+package io.jccl.testkit;
 
 import io.jccl.Algorithm;
 import io.jccl.DataType;
@@ -7,50 +7,50 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
 
-import static io.jccl.core.ReferenceCollectives.get;
+import static io.jccl.testkit.ElementBuffers.get;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Self-tests of the reference model: reduction orders written out, and hand-computed results. */
+/** Self-tests of the reference collectives: reduction orders written out, and hand-computed results. */
 class ReferenceCollectivesTest
 {
     @Test
     void shouldFoldRoundTheRingWhenOrderIsRing()
     {
-        assertEquals("((x1+x2)+x0)", ReferenceCollectives.ring(1, 3).toString());
-        assertEquals("(((x3+x0)+x1)+x2)", ReferenceCollectives.ring(3, 4).toString());
-        assertEquals("x0", ReferenceCollectives.ring(1, 1).toString());
+        assertEquals("((x1+x2)+x0)", ReductionOrder.ring(1, 3).toString());
+        assertEquals("(((x3+x0)+x1)+x2)", ReductionOrder.ring(3, 4).toString());
+        assertEquals("x0", ReductionOrder.ring(1, 1).toString());
     }
 
     @Test
     void shouldNestSubtreesWhenOrderIsTree()
     {
-        assertEquals("x0", ReferenceCollectives.tree(0, 1).toString());
-        assertEquals("(x1+x0)", ReferenceCollectives.tree(0, 2).toString());
-        assertEquals("((x1+x0)+x2)", ReferenceCollectives.tree(0, 3).toString());
-        assertEquals("((((x3+x1)+x4)+x0)+x2)", ReferenceCollectives.tree(0, 5).toString());
+        assertEquals("x0", ReductionOrder.tree(0, 1).toString());
+        assertEquals("(x1+x0)", ReductionOrder.tree(0, 2).toString());
+        assertEquals("((x1+x0)+x2)", ReductionOrder.tree(0, 3).toString());
+        assertEquals("((((x3+x1)+x4)+x0)+x2)", ReductionOrder.tree(0, 5).toString());
         // root 2 of 5: virtual v is real (v + 2) % 5
-        assertEquals("((((x0+x3)+x1)+x2)+x4)", ReferenceCollectives.tree(2, 5).toString());
-        assertEquals("(((((x7+x3)+x1)+x4)+x0)+((x5+x2)+x6))", ReferenceCollectives.tree(0, 8).toString());
+        assertEquals("((((x0+x3)+x1)+x2)+x4)", ReductionOrder.tree(2, 5).toString());
+        assertEquals("(((((x7+x3)+x1)+x4)+x0)+((x5+x2)+x6))", ReductionOrder.tree(0, 8).toString());
     }
 
     @Test
     void shouldFoldInRankOrderNewestLeftWhenOrderIsDirect()
     {
-        assertEquals("x0", ReferenceCollectives.direct(1).toString());
-        assertEquals(ReferenceCollectives.tree(0, 2).toString(), ReferenceCollectives.direct(2).toString());
-        assertEquals("(x3+(x2+(x1+x0)))", ReferenceCollectives.direct(4).toString());
+        assertEquals("x0", ReductionOrder.direct(1).toString());
+        assertEquals(ReductionOrder.tree(0, 2).toString(), ReductionOrder.direct(2).toString());
+        assertEquals("(x3+(x2+(x1+x0)))", ReductionOrder.direct(4).toString());
     }
 
     @Test
     void shouldSplitSegmentsByFloorWhenCountNotDivisible()
     {
-        assertEquals(0, ReferenceCollectives.segmentStart(7, 3, 0));
-        assertEquals(2, ReferenceCollectives.segmentStart(7, 3, 1));
-        assertEquals(4, ReferenceCollectives.segmentStart(7, 3, 2));
-        assertEquals(7, ReferenceCollectives.segmentStart(7, 3, 3));
-        assertEquals(0, ReferenceCollectives.segmentStart(1, 5, 4));
-        assertEquals(1, ReferenceCollectives.segmentStart(1, 5, 5));
+        assertEquals(0, ReductionOrder.segmentStart(7, 3, 0));
+        assertEquals(2, ReductionOrder.segmentStart(7, 3, 1));
+        assertEquals(4, ReductionOrder.segmentStart(7, 3, 2));
+        assertEquals(7, ReductionOrder.segmentStart(7, 3, 3));
+        assertEquals(0, ReductionOrder.segmentStart(1, 5, 4));
+        assertEquals(1, ReductionOrder.segmentStart(1, 5, 5));
     }
 
     @Test
@@ -218,12 +218,12 @@ class ReferenceCollectivesTest
         assertEquals(half(2048), ReferenceCollectives.allReduce(Algorithm.TREE, in, 3, DataType.FLOAT16,
             ReduceOp.SUM).getShort(0) & 0xffff);
         // AVG on half: s_T = half(1/3) = 0x3555, each pre rounded to half; ring(1, 3) = (p1 + p2) + p0
-        final float third = ReferenceFloats.toFloat(DataType.FLOAT16, 0x3555);
-        final long p0 = ReferenceFloats.fromFloat(DataType.FLOAT16, 2048 * third);
-        final long p1 = ReferenceFloats.fromFloat(DataType.FLOAT16, 1 * third);
-        final float p2 = ReferenceFloats.toFloat(DataType.FLOAT16, p1);
-        final long sum = ReferenceFloats.fromFloat(DataType.FLOAT16, ReferenceFloats.toFloat(DataType.FLOAT16,
-            ReferenceFloats.fromFloat(DataType.FLOAT16, p2 + p2)) + ReferenceFloats.toFloat(DataType.FLOAT16, p0));
+        final float third = NarrowFloat.FLOAT16.toFloat(0x3555);
+        final int p0 = NarrowFloat.FLOAT16.fromFloat(2048 * third);
+        final int p1 = NarrowFloat.FLOAT16.fromFloat(1 * third);
+        final float p2 = NarrowFloat.FLOAT16.toFloat(p1);
+        final int sum = NarrowFloat.FLOAT16.fromFloat(NarrowFloat.FLOAT16.toFloat(
+            NarrowFloat.FLOAT16.fromFloat(p2 + p2)) + NarrowFloat.FLOAT16.toFloat(p0));
         assertEquals(sum, ReferenceCollectives.allReduce(Algorithm.RING, in, 3, DataType.FLOAT16, ReduceOp.AVG)
             .getShort(0) & 0xffff);
     }
@@ -268,7 +268,7 @@ class ReferenceCollectivesTest
 
     private static int half(final float value)
     {
-        return (int)ReferenceFloats.fromFloat(DataType.FLOAT16, value);
+        return NarrowFloat.FLOAT16.fromFloat(value);
     }
 
     static ByteBuffer[] floats(final float[][] values)
@@ -276,7 +276,7 @@ class ReferenceCollectivesTest
         final ByteBuffer[] out = new ByteBuffer[values.length];
         for (int r = 0; r < values.length; r++)
         {
-            out[r] = ReferenceCollectives.allocate(values[r].length, DataType.FLOAT32);
+            out[r] = ElementBuffers.allocate(values[r].length, DataType.FLOAT32);
             for (int i = 0; i < values[r].length; i++)
             {
                 out[r].putFloat(4 * i, values[r][i]);
@@ -290,7 +290,7 @@ class ReferenceCollectivesTest
         final ByteBuffer[] out = new ByteBuffer[values.length];
         for (int r = 0; r < values.length; r++)
         {
-            out[r] = ReferenceCollectives.allocate(values[r].length, DataType.FLOAT64);
+            out[r] = ElementBuffers.allocate(values[r].length, DataType.FLOAT64);
             for (int i = 0; i < values[r].length; i++)
             {
                 out[r].putDouble(8 * i, values[r][i]);
@@ -304,7 +304,7 @@ class ReferenceCollectivesTest
         final ByteBuffer[] out = new ByteBuffer[values.length];
         for (int r = 0; r < values.length; r++)
         {
-            out[r] = ReferenceCollectives.allocate(values[r].length, DataType.INT8);
+            out[r] = ElementBuffers.allocate(values[r].length, DataType.INT8);
             for (int i = 0; i < values[r].length; i++)
             {
                 out[r].put(i, (byte)values[r][i]);
@@ -318,7 +318,7 @@ class ReferenceCollectivesTest
         final ByteBuffer[] out = new ByteBuffer[values.length];
         for (int r = 0; r < values.length; r++)
         {
-            out[r] = ReferenceCollectives.allocate(values[r].length, DataType.FLOAT16);
+            out[r] = ElementBuffers.allocate(values[r].length, DataType.FLOAT16);
             for (int i = 0; i < values[r].length; i++)
             {
                 out[r].putShort(2 * i, (short)values[r][i]);
@@ -332,7 +332,7 @@ class ReferenceCollectivesTest
         final ByteBuffer[] out = new ByteBuffer[values.length];
         for (int r = 0; r < values.length; r++)
         {
-            out[r] = ReferenceCollectives.allocate(values[r].length, DataType.INT32);
+            out[r] = ElementBuffers.allocate(values[r].length, DataType.INT32);
             for (int i = 0; i < values[r].length; i++)
             {
                 out[r].putInt(4 * i, values[r][i]);
@@ -346,7 +346,7 @@ class ReferenceCollectivesTest
         final ByteBuffer[] out = new ByteBuffer[values.length];
         for (int r = 0; r < values.length; r++)
         {
-            out[r] = ReferenceCollectives.allocate(values[r].length, DataType.INT64);
+            out[r] = ElementBuffers.allocate(values[r].length, DataType.INT64);
             for (int i = 0; i < values[r].length; i++)
             {
                 out[r].putLong(8 * i, values[r][i]);
