@@ -10,6 +10,10 @@ import io.jccl.Stream;
 import io.jccl.Work;
 import io.jccl.core.CollectiveGrid.Drive;
 import io.jccl.core.CollectiveGrid.GridCase;
+import io.jccl.testkit.ElementBuffers;
+import io.jccl.testkit.NarrowFloat;
+import io.jccl.testkit.ReferenceArithmetic;
+import io.jccl.testkit.ReferenceCollectives;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -105,10 +109,10 @@ final class CollectiveHarness
     static ByteBuffer randomElements(final SplittableRandom random, final long count, final DataType type,
         final boolean specials)
     {
-        final ByteBuffer out = ReferenceCollectives.allocate(count, type);
+        final ByteBuffer out = ElementBuffers.allocate(count, type);
         for (int i = 0; i < count; i++)
         {
-            ReferenceCollectives.put(out, i, type, randomElement(random, type, specials));
+            ElementBuffers.put(out, i, type, randomElement(random, type, specials));
         }
         return out;
     }
@@ -123,7 +127,7 @@ final class CollectiveHarness
     {
         if (!type.isFloatingPoint())
         {
-            return random.nextLong() & ReferenceCollectives.mask(type);
+            return random.nextLong() & ReferenceArithmetic.mask(type);
         }
         double value = (random.nextDouble() * 2 - 1) * (1 << random.nextInt(3));
         if (specials)
@@ -138,7 +142,7 @@ final class CollectiveHarness
             case FLOAT64:
                 return Double.doubleToRawLongBits(value);
             default:
-                return ReferenceFloats.fromFloat(type, (float)value);
+                return NarrowFloat.of(type).fromFloat((float)value);
         }
     }
 
@@ -451,12 +455,12 @@ final class CollectiveHarness
             {
                 final int element = (at - region.outputFrom) / size;
                 final int elementStart = region.outputFrom + element * size;
-                final long e = ReferenceCollectives.get(ByteBuffer.wrap(expected, elementStart, size).slice()
+                final long e = ElementBuffers.get(ByteBuffer.wrap(expected, elementStart, size).slice()
                     .order(java.nio.ByteOrder.nativeOrder()), 0, type);
-                final long a = ReferenceCollectives.get(ByteBuffer.wrap(actual, elementStart, size).slice()
+                final long a = ElementBuffers.get(ByteBuffer.wrap(actual, elementStart, size).slice()
                     .order(java.nio.ByteOrder.nativeOrder()), 0, type);
                 from = elementStart + size;
-                if (region.output && ReferenceCollectives.isNaN(type, e) && ReferenceCollectives.isNaN(type, a))
+                if (region.output && ReferenceArithmetic.isNaN(type, e) && ReferenceArithmetic.isNaN(type, a))
                 {
                     continue;
                 }
@@ -503,9 +507,9 @@ final class CollectiveHarness
             case BFLOAT16:
             case FLOAT8_E4M3:
             case FLOAT8_E5M2:
-                return "(" + ReferenceFloats.toFloat(type, bits) + ")";
+                return "(" + NarrowFloat.of(type).toFloat((int)bits) + ")";
             default:
-                return "(" + (type.isSigned() ? ReferenceCollectives.signExtend(type, bits) :
+                return "(" + (type.isSigned() ? ReferenceArithmetic.signExtend(type, bits) :
                     Long.toUnsignedString(bits)) + ")";
         }
     }

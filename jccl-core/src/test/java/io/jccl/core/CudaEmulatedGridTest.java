@@ -16,6 +16,7 @@ import io.jccl.Work;
 import io.jccl.core.CollectiveGrid.GridCase;
 import io.jccl.core.CollectiveHarness.RankBuffers;
 import io.jccl.kernels.cuda.EmulatedCuda;
+import io.jccl.testkit.ReferenceCollectives;
 import org.agrona.BufferUtil;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;

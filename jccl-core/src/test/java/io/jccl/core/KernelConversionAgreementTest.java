@@ -5,6 +5,8 @@ import io.jccl.kernels.BFloat16;
 import io.jccl.kernels.Float16;
 import io.jccl.kernels.Float8E4M3;
 import io.jccl.kernels.Float8E5M2;
+import io.jccl.testkit.NarrowFloat;
+import io.jccl.testkit.ReferenceArithmetic;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -25,7 +27,7 @@ class KernelConversionAgreementTest
     {
         for (int bits = 0; bits < (1 << (8 * type.byteSize())); bits++)
         {
-            final float reference = ReferenceFloats.toFloat(type, bits);
+            final float reference = NarrowFloat.of(type).toFloat(bits);
             final float kernel = kernelToFloat(type, bits);
             if (!(Float.isNaN(reference) && Float.isNaN(kernel)))
             {
@@ -43,8 +45,8 @@ class KernelConversionAgreementTest
         final StringBuilder failures = new StringBuilder();
         int count = 0;
         // ties, and the floats next to them, between every pair of neighbouring finite encodings
-        final ReferenceFloats.Format format = ReferenceFloats.format(type);
-        for (int bits = 0; bits < format.maxFiniteBits; bits++)
+        final NarrowFloat format = NarrowFloat.of(type);
+        for (int bits = 0; bits < format.maxFiniteBits(); bits++)
         {
             final double low = format.toDouble(bits);
             final float middle = (float)((low + format.toDouble(bits + 1)) / 2);
@@ -55,7 +57,7 @@ class KernelConversionAgreementTest
             }
         }
         // beyond the largest finite value, the specials, and random floats of every exponent
-        final float max = (float)format.maxFinite;
+        final float max = (float)format.maxFinite();
         for (final float value : new float[]{max * 1.03f, max * 1.07f, max * 2, Float.MAX_VALUE,
             Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, Float.NaN, 0f, -0f, Float.MIN_VALUE, Float.MIN_NORMAL})
         {
@@ -75,10 +77,10 @@ class KernelConversionAgreementTest
 
     private static int compare(final DataType type, final float value, final StringBuilder failures)
     {
-        final long reference = ReferenceFloats.fromFloat(type, value);
+        final long reference = NarrowFloat.of(type).fromFloat(value);
         final long kernel = kernelFromFloat(type, value);
-        if (reference == kernel || (ReferenceCollectives.isNaN(type, reference) &&
-            ReferenceCollectives.isNaN(type, kernel)))
+        if (reference == kernel || (ReferenceArithmetic.isNaN(type, reference) &&
+            ReferenceArithmetic.isNaN(type, kernel)))
         {
             return 0;
         }

@@ -5,6 +5,7 @@ import io.jccl.DataType;
 import io.jccl.HostBuffer;
 import io.jccl.ReduceOp;
 import io.jccl.UniqueId;
+import io.jccl.testkit.ReferenceCollectives;
 
 import java.nio.ByteBuffer;
 

@@ -6,6 +6,7 @@ import io.jccl.HostBuffer;
 import io.jccl.ReduceOp;
 import io.jccl.Stream;
 import io.jccl.Work;
+import io.jccl.testkit.ReferenceCollectives;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;

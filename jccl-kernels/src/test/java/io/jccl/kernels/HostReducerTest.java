@@ -3,6 +3,8 @@ package io.jccl.kernels;
 import io.jccl.DataType;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.ReduceOp;
+import io.jccl.testkit.RandomElements;
+import io.jccl.testkit.ReferenceArithmetic;
 import org.agrona.BufferUtil;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -53,12 +55,11 @@ class HostReducerTest
     @MethodSource("typesAndKinds")
     void shouldMatchReferenceWhenReducing(final DataType type, final ReduceOp.Kind kind)
     {
-        final ElementReference reference = ElementReference.of(type);
         final Random random = new Random(type.ordinal() * 31L + kind.ordinal());
         for (final double scalar : scalarsOf(kind))
         {
             final HostReducer reducer = HostReducer.of(type, kind, scalar);
-            final long scalarBits = reference.scalar(scalar);
+            final long scalarBits = ReferenceArithmetic.scalar(type, scalar);
             for (final int count : COUNTS)
             {
                 for (final Layout layout : Layout.values())
@@ -67,15 +68,16 @@ class HostReducerTest
                     {
                         final boolean premulA = (flags & 1) != 0;
                         final boolean premulB = (flags & 2) != 0;
-                        final long[] a = fill(bufferA, type, reference, random);
-                        final long[] b = fill(bufferB, type, reference, random);
+                        final long[] a = fill(bufferA, type, random);
+                        final long[] b = fill(bufferB, type, random);
                         final ByteBuffer dstBuffer =
                             layout == Layout.DST_IS_A ? bufferA : layout == Layout.DST_IS_B ? bufferB : bufferDst;
                         final long[] expected = layout == Layout.DST_IS_A ? a.clone() :
-                            layout == Layout.DST_IS_B ? b.clone() : fill(dstBuffer, type, reference, random);
+                            layout == Layout.DST_IS_B ? b.clone() : fill(dstBuffer, type, random);
                         for (int i = 0; i < count; i++)
                         {
-                            expected[i] = reference.reduce(kind, scalarBits, a[i], premulA, b[i], premulB);
+                            expected[i] =
+                                ReferenceArithmetic.reduce(type, kind, scalarBits, a[i], premulA, b[i], premulB);
                         }
 
                         reducer.reduce(
@@ -87,11 +89,12 @@ class HostReducerTest
                         for (int i = 0; i < count + GUARD; i++)
                         {
                             final long actual = get(dstBuffer, type, i);
-                            if (!reference.same(expected[i], actual))
+                            if (!ReferenceArithmetic.same(type, expected[i], actual))
                             {
-                                fail(context + " element " + i + ": a=" + reference.describe(a[i]) + " b=" +
-                                    reference.describe(b[i]) + " expected " + reference.describe(expected[i]) +
-                                    " but was " + reference.describe(actual));
+                                fail(context + " element " + i + ": a=" + ReferenceArithmetic.describe(type, a[i]) +
+                                    " b=" + ReferenceArithmetic.describe(type, b[i]) + " expected " +
+                                    ReferenceArithmetic.describe(type, expected[i]) + " but was " +
+                                    ReferenceArithmetic.describe(type, actual));
                             }
                         }
                     }
@@ -104,12 +107,11 @@ class HostReducerTest
     @MethodSource("typesAndKinds")
     void shouldMatchReferenceWhenCopying(final DataType type, final ReduceOp.Kind kind)
     {
-        final ElementReference reference = ElementReference.of(type);
         final Random random = new Random(type.ordinal() * 37L + kind.ordinal());
         for (final double scalar : scalarsOf(kind))
         {
             final HostReducer reducer = HostReducer.of(type, kind, scalar);
-            final long scalarBits = reference.scalar(scalar);
+            final long scalarBits = ReferenceArithmetic.scalar(type, scalar);
             for (final int count : COUNTS)
             {
                 for (int flags = 0; flags < 4; flags++)
@@ -117,12 +119,12 @@ class HostReducerTest
                     final boolean premul = (flags & 1) != 0;
                     final boolean inPlace = (flags & 2) != 0;
                     final boolean multiplies = premul && kind == ReduceOp.Kind.PREMULSUM;
-                    final long[] src = fill(bufferA, type, reference, random);
+                    final long[] src = fill(bufferA, type, random);
                     final ByteBuffer dstBuffer = inPlace ? bufferA : bufferDst;
-                    final long[] expected = inPlace ? src.clone() : fill(dstBuffer, type, reference, random);
+                    final long[] expected = inPlace ? src.clone() : fill(dstBuffer, type, random);
                     for (int i = 0; i < count; i++)
                     {
-                        expected[i] = multiplies ? reference.multiply(src[i], scalarBits) : src[i];
+                        expected[i] = multiplies ? ReferenceArithmetic.multiply(type, src[i], scalarBits) : src[i];
                     }
 
                     reducer.copy(BufferUtil.address(bufferA), premul, BufferUtil.address(dstBuffer), count);
@@ -131,13 +133,15 @@ class HostReducerTest
                     {
                         final long actual = get(dstBuffer, type, i);
                         // a plain copy keeps every bit, NaN payloads included
-                        final boolean same = multiplies ? reference.same(expected[i], actual) : expected[i] == actual;
+                        final boolean same =
+                            multiplies ? ReferenceArithmetic.same(type, expected[i], actual) : expected[i] == actual;
                         if (!same)
                         {
                             fail(reducer + " scalar=" + scalar + " count=" + count + " premul=" + premul +
-                                " inPlace=" + inPlace + " element " + i + ": src=" + reference.describe(src[i]) +
-                                " expected " + reference.describe(expected[i]) + " but was " +
-                                reference.describe(actual));
+                                " inPlace=" + inPlace + " element " + i + ": src=" +
+                                ReferenceArithmetic.describe(type, src[i]) +
+                                " expected " + ReferenceArithmetic.describe(type, expected[i]) + " but was " +
+                                ReferenceArithmetic.describe(type, actual));
                         }
                     }
                 }
@@ -149,8 +153,6 @@ class HostReducerTest
     @EnumSource(value = DataType.class, names = { "INT8", "UINT8", "INT32", "UINT32", "INT64", "UINT64" })
     void shouldDivideLikeBigIntegerWhenTypeIsInteger(final DataType type)
     {
-        final ElementReference.IntegerReference reference =
-            (ElementReference.IntegerReference)ElementReference.of(type);
         final Random random = new Random(type.ordinal());
         final long[] divisors = { 1, 2, 3, 7, 1000, 1L << 40, -1, -3, -2, Long.MIN_VALUE, Long.MAX_VALUE };
         final HostReducer reducer = HostReducer.of(type, ReduceOp.Kind.SUM, 0);
@@ -158,11 +160,11 @@ class HostReducerTest
         {
             for (final int count : COUNTS)
             {
-                final long[] expected = fill(bufferA, type, reference, random);
+                final long[] expected = fill(bufferA, type, random);
                 final long[] values = expected.clone();
                 for (int i = 0; i < count; i++)
                 {
-                    expected[i] = reference.divide(values[i], divisor);
+                    expected[i] = ReferenceArithmetic.divide(type, values[i], divisor);
                 }
 
                 reducer.divide(BufferUtil.address(bufferA), count, divisor);
@@ -171,7 +173,8 @@ class HostReducerTest
                 {
                     assertEquals(
                         expected[i], get(bufferA, type, i),
-                        () -> type + " " + reference.describe(values[0]) + "... / " + divisor + " count=" + count);
+                        () -> type + " " + ReferenceArithmetic.describe(type, values[0]) + "... / " + divisor +
+                            " count=" + count);
                 }
             }
         }
@@ -321,12 +324,12 @@ class HostReducerTest
     }
 
     private static long[] fill(
-        final ByteBuffer buffer, final DataType type, final ElementReference reference, final Random random)
+        final ByteBuffer buffer, final DataType type, final Random random)
     {
         final long[] values = new long[CAPACITY];
         for (int i = 0; i < CAPACITY; i++)
         {
-            values[i] = reference.random(random);
+            values[i] = RandomElements.next(type, random);
             put(buffer, type, i, values[i]);
         }
         return values;
