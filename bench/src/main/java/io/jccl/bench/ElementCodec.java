@@ -1,6 +1,8 @@
 package io.jccl.bench;
 
 import io.jccl.DataType;
+import io.jccl.testkit.NarrowFloat;
+import io.jccl.testkit.ReferenceArithmetic;
 
 import java.nio.ByteBuffer;
 
@@ -8,28 +10,22 @@ import java.nio.ByteBuffer;
  * Reads and writes elements of one {@link DataType} in native byte order, and converts between their bits and
  * numbers. "Raw" bits are the element's bits zero-extended to a long; integer arithmetic works on the
  * {@link #toLong(long) value} (sign-extended for signed types) and {@link #wrap(long) wraps} back; floating types
- * convert through double, exactly for every format here.
+ * convert through double, exactly for every format here, and round back once to nearest, ties to even, with
+ * jccl-testkit's reference formats ({@link NarrowFloat}), never with the runtime's converters.
  */
 public final class ElementCodec
 {
     private final DataType type;
     private final int byteSize;
     private final long mask;
-    private final MiniFloat miniFloat;
+    private final NarrowFloat narrow;
 
     private ElementCodec(final DataType type)
     {
         this.type = type;
         this.byteSize = type.byteSize();
-        this.mask = byteSize == 8 ? -1L : (1L << (8 * byteSize)) - 1;
-        this.miniFloat = switch (type)
-        {
-            case FLOAT16 -> MiniFloat.HALF;
-            case BFLOAT16 -> MiniFloat.BFLOAT16;
-            case FLOAT8_E4M3 -> MiniFloat.E4M3;
-            case FLOAT8_E5M2 -> MiniFloat.E5M2;
-            default -> null;
-        };
+        this.mask = ReferenceArithmetic.mask(type);
+        this.narrow = NarrowFloat.isNarrow(type) ? NarrowFloat.of(type) : null;
     }
 
     /**
@@ -114,26 +110,17 @@ public final class ElementCodec
      */
     public double toDouble(final long raw)
     {
-        return switch (type)
-        {
-            case FLOAT32 -> Float.intBitsToFloat((int)raw);
-            case FLOAT64 -> Double.longBitsToDouble(raw);
-            default -> miniFloat.decode(raw);
-        };
+        return ReferenceArithmetic.toDouble(type, raw);
     }
 
     /**
      * @param value a value.
-     * @return the raw bits of the nearest element (ties to even).
+     * @return the raw bits of the nearest element (ties to even); FP8 saturates, the 16-bit types overflow to
+     *         infinity.
      */
     public long fromDouble(final double value)
     {
-        return switch (type)
-        {
-            case FLOAT32 -> Float.floatToRawIntBits((float)value) & 0xFFFF_FFFFL;
-            case FLOAT64 -> Double.doubleToRawLongBits(value);
-            default -> miniFloat.encode(value);
-        };
+        return ReferenceArithmetic.fromDouble(type, value);
     }
 
     /**
@@ -146,7 +133,7 @@ public final class ElementCodec
         {
             case FLOAT32 -> !Float.isFinite(Float.intBitsToFloat((int)raw));
             case FLOAT64 -> !Double.isFinite(Double.longBitsToDouble(raw));
-            default -> miniFloat.isSpecial(raw);
+            default -> narrow.isSpecial((int)raw);
         };
     }
 
@@ -163,7 +150,7 @@ public final class ElementCodec
         {
             case FLOAT32 -> 23;
             case FLOAT64 -> 52;
-            default -> miniFloat.mantissaBits();
+            default -> narrow.mantissaBits();
         };
     }
 
@@ -180,7 +167,7 @@ public final class ElementCodec
         {
             case FLOAT32 -> Float.MIN_VALUE;
             case FLOAT64 -> Double.MIN_VALUE;
-            default -> miniFloat.minSubnormal();
+            default -> narrow.minSubnormal();
         };
     }
 

@@ -1,10 +1,14 @@
 package io.jccl.bench;
 
+import io.jccl.DataType;
 import io.jccl.ReduceOp;
+import io.jccl.testkit.ReferenceArithmetic;
 
 /**
- * The result a correct collective produces, computed here from {@link DataPattern}'s inputs with plain Java
- * arithmetic, never by calling jccl.
+ * The result a correct collective produces, computed here from {@link DataPattern}'s inputs, never by calling
+ * jccl's runtime: integers with jccl-testkit's reference arithmetic ({@link ReferenceArithmetic}: wrap-around,
+ * signed or unsigned MIN and MAX, PreMulSum's scalar truncated as jccl converts it, AVG as SUM then division),
+ * floating values as doubles (the narrow types decoded by jccl-testkit's formats through {@link ElementCodec}).
  * <p>
  * Elements are addressed by a global output index {@code g}: the element index for AllReduce, Reduce and
  * Broadcast, the index in the gathered buffer for AllGather ({@code g = rank x block + k}), the index in the
@@ -41,6 +45,7 @@ public final class ExpectedValues
     private final ReduceOp.Kind kind;
     private final boolean floating;
     private final Comparison comparison;
+    private final ReduceOp op;
     private final long integerScalar;
     private final double floatScalar;
     private final double errorGrowth;
@@ -78,7 +83,8 @@ public final class ExpectedValues
         {
             this.comparison = Comparison.VALUE;
         }
-        this.integerScalar = (long)scalar;
+        this.op = kind == null ? null : kind == ReduceOp.Kind.PREMULSUM ? ReduceOp.preMulSum(scalar) : builtIn(kind);
+        this.integerScalar = floating || op == null ? 0 : ReferenceArithmetic.scalarBits(codec.type(), op, nRanks);
         final double avgOrMulScalar = kind == ReduceOp.Kind.AVG ? 1.0 / nRanks : scalar;
         this.floatScalar = floating ? codec.toDouble(codec.fromDouble(avgOrMulScalar)) : 0.0;
         this.errorGrowth = floating ? Math.expm1((nRanks + 1) * Math.log1p(codec.unitRoundoff())) : 0.0;
@@ -176,30 +182,30 @@ public final class ExpectedValues
 
     private long reduceInteger(final long g)
     {
-        final boolean signed = codec.type().isSigned();
-        long acc = codec.toLong(pattern.input(0, g));
-        if (kind == ReduceOp.Kind.PREMULSUM)
-        {
-            acc *= integerScalar;
-        }
+        // in rank order; the integer operators are associative and commutative, wrap-around included, so any order
+        // jccl reduces in gives these bits (AVG: the inputs keep the sum inside the type, so SUM-then-divide has one
+        // answer)
+        final DataType type = codec.type();
+        long acc = ReferenceArithmetic.pre(type, op, integerScalar, pattern.input(0, g));
         for (int q = 1; q < nRanks; q++)
         {
-            final long x = codec.toLong(pattern.input(q, g));
-            acc = switch (kind)
-            {
-                case SUM, AVG -> acc + x;
-                case PROD -> acc * x;
-                case MAX -> (signed ? Long.compare(x, acc) : Long.compareUnsigned(x, acc)) > 0 ? x : acc;
-                case MIN -> (signed ? Long.compare(x, acc) : Long.compareUnsigned(x, acc)) < 0 ? x : acc;
-                case PREMULSUM -> acc + x * integerScalar;
-            };
+            acc = ReferenceArithmetic.combine(type, op, acc,
+                ReferenceArithmetic.pre(type, op, integerScalar, pattern.input(q, g)));
         }
-        if (kind == ReduceOp.Kind.AVG)
+        return ReferenceArithmetic.finish(type, op, nRanks, acc);
+    }
+
+    private static ReduceOp builtIn(final ReduceOp.Kind kind)
+    {
+        return switch (kind)
         {
-            // the inputs keep the sum inside the type, so this is the type's own sum, truncated toward zero
-            acc = signed ? acc / nRanks : Long.divideUnsigned(acc, nRanks);
-        }
-        return codec.wrap(acc);
+            case SUM -> ReduceOp.SUM;
+            case PROD -> ReduceOp.PROD;
+            case MAX -> ReduceOp.MAX;
+            case MIN -> ReduceOp.MIN;
+            case AVG -> ReduceOp.AVG;
+            case PREMULSUM -> throw new IllegalArgumentException("PreMulSum needs its scalar");
+        };
     }
 
     private void reduceFloat(final long g, final double[] values, final double[] tolerances, final int slot)
