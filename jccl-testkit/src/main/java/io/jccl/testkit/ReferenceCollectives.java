@@ -185,25 +185,6 @@ public final class ReferenceCollectives
         }
     }
 
-    /**
-     * One element of a reduction over n ranks in a given order, with pre-multiplication and integer AVG's division.
-     *
-     * @param order  the association.
-     * @param type   element type.
-     * @param op     reduction.
-     * @param n      rank count.
-     * @param inputs each rank's raw bits for this element.
-     * @return the reduced raw bits.
-     */
-    public static long reduceElement(final ReductionOrder order, final DataType type, final ReduceOp op, final int n,
-        final ReductionOrder.LeafValue inputs)
-    {
-        final long scalar = ReferenceArithmetic.scalarBits(type, op, n);
-        final long acc = order.evaluate(rank -> ReferenceArithmetic.pre(type, op, scalar, inputs.value(rank)),
-            (a, b) -> ReferenceArithmetic.combine(type, op, a, b));
-        return ReferenceArithmetic.finish(type, op, n, acc);
-    }
-
     private static void reduceRange(final ReductionOrder order, final ByteBuffer[] inputs, final ByteBuffer out,
         final long from, final long to, final DataType type, final ReduceOp op)
     {
