@@ -36,6 +36,9 @@ import java.util.Set;
  * getters {@link #onlineTuner()}, {@link #calibration()} and {@link #constraints()} are for jccl's own modules, and
  * their types may change. {@link #cuda(CudaApi)} is the backend hook: how a CUDA driver, or the device double in
  * tests, is given to the ranks.
+ * <p>
+ * Over 600 lines on purpose: one job, the settings; each knob is a getter, a setter and the contract of both in
+ * javadoc, and one place checks them all in {@link #conclude()}.
  */
 public final class Context
 {

@@ -31,6 +31,9 @@ import static io.jccl.kernels.cuda.DeviceLayout.*;
  * records are the Program's own ({@link StepDescriptor}), read by the kernel as the Java executor reads them; peers'
  * FIFOs come from the {@link CudaGroup}. Made once per (communicator, program, protocol) and rebound per call;
  * binding allocates nothing once the first call of a size has run.
+ * <p>
+ * Over 600 lines on purpose: one job, a launch's life (records, launch, proxies, completion, errors); the record
+ * layout itself is generated ({@code DeviceWire}) and the FIFOs are the transport's ({@code CudaTransport}).
  */
 final class CudaExecution implements Execution
 {

@@ -37,6 +37,9 @@ import static io.jccl.transport.ProtocolDescriptor.LL128_LINE_DATA;
  * address. Between processes (a FIFO in a file both map) it carries the shared buffer and offset the data lies at:
  * the sender accepts only ranges of its {@link SharedBuffers}, and the receiver maps the named buffer through its
  * {@link PeerBuffers}.
+ * <p>
+ * About 600 lines on purpose: the two ends of one FIFO, whose counters and slot states mirror each other; the LL and
+ * LL128 framing is {@link io.jccl.kernels.LlCodec}'s.
  */
 public final class MemoryFifo implements HostConnection, AutoCloseable
 {

@@ -39,6 +39,9 @@ import java.util.TreeMap;
  * vector clocks (a step happens after its dependency and after the send of what it receives) flag any two
  * accesses to one chunk, one of them a write, that nothing orders. A race, a deadlock or a message never received
  * is an error as much as a wrong chunk.
+ * <p>
+ * Over 600 lines on purpose: one job, the symbolic run; its contribution sets, aliasing, clocks and verdicts share
+ * the run's state, and splitting them would pass that state between files at every step.
  */
 public final class MscclSemanticCheck
 {
