@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# build-ptx.sh [--force]: generates the wire contract's files from cuda-src/jccl_wire.def (tools/WireGen.java), then
-# compiles every cuda-src/*.cu to PTX that CUDA 12 drivers load, into jccl-kernels'
+# build-ptx.sh [--force] [--check-wire]: generates the wire contract's files from cuda-src/jccl_wire.def
+# (tools/WireGen.java; with --check-wire, as jccl-kernels' pom runs it, only says which differ: the build must not
+# overwrite a committed file, so a stale or hand-edited one fails WireContractTest instead), then compiles every
+# cuda-src/*.cu to PTX that CUDA 12 drivers load, into jccl-kernels'
 # resources, where it is committed so that machines without nvcc build too. jccl-kernels' pom runs it at
 # generate-resources; run it by hand after changing anything under cuda-src/ (PtxSourceHashTest fails until then).
 #
@@ -31,19 +33,29 @@ resources="$root/jccl-kernels/src/main/resources/io/jccl/kernels"
 out="$resources/ptx"
 
 force=false
+wire_mode=write
 for arg in "$@"
 do
     case "$arg" in
         --force) force=true ;;
-        *) echo "usage: $0 [--force]" >&2; exit 2 ;;
+        --check-wire) wire_mode=check ;;
+        *) echo "usage: $0 [--force] [--check-wire]" >&2; exit 2 ;;
     esac
 done
 
 # the wire contract first (cuda-src/jccl_wire.def): it regenerates jccl_wire.h here and the Java side's StepWire and
-# DeviceWire where they differ, with or without nvcc; the PTX below then follows the new header
+# DeviceWire where they differ, with or without nvcc; the PTX below then follows the new header. The build only
+# checks, and goes on: WireContractTest then fails naming the stale files
 if command -v java > /dev/null 2>&1
 then
-    java "$root/tools/WireGen.java" "$root"
+    if [[ $wire_mode == check ]]
+    then
+        java "$root/tools/WireGen.java" "$root" --check ||
+            echo "build-ptx.sh: the wire contract's generated files differ from cuda-src/jccl_wire.def; run" \
+                "java tools/WireGen.java . (or cuda-src/build-ptx.sh) and commit them" >&2
+    else
+        java "$root/tools/WireGen.java" "$root"
+    fi
 else
     echo "java not found: the wire contract's generated files are left as they are"
 fi
