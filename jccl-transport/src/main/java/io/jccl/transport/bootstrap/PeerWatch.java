@@ -2,6 +2,10 @@ package io.jccl.transport.bootstrap;
 
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.JcclRemoteException;
+import io.jccl.transport.agent.AgentThread;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentTerminationException;
+import org.agrona.concurrent.NoOpIdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,9 +35,11 @@ import static io.jccl.transport.bootstrap.BootstrapProtocol.typeName;
  * <p>
  * Threading: one daemon thread, {@code jccl-bootstrap-watch-<rank>}, started by {@link #start()}, reads the
  * connections and runs the bootstrap's handlers and the failure consumer; a single rank has no connection and no
- * thread. Who is gone is kept by the bootstrap, under its lock. The failures and their consumer are kept under a
- * monitor of their own, so that {@link #onPeerFailure(Consumer)} may be called on any thread and misses none. The
- * bootstrap calls {@link #stop(boolean)} and {@link #closeSelector()} when it closes, on any thread, this one included.
+ * thread. The thread is an {@link AgentThread}: an error that ends it (the selector failed) is reported as a
+ * failure, as a dead peer would go unseen. Who is gone is kept by the bootstrap, under its lock. The failures and their
+ * consumer are kept under a monitor of their own, so that {@link #onPeerFailure(Consumer)} may be called on any thread
+ * and misses none. The bootstrap calls {@link #stop(boolean)} and {@link #closeSelector()} when it closes, on any
+ * thread, this one included.
  */
 final class PeerWatch
 {
@@ -44,7 +50,7 @@ final class PeerWatch
     private final int size;
     private final List<PeerInfo> peers;
     private final Selector selector;
-    private final Thread watcher;
+    private final AgentThread watcher;
     private final Object failureMonitor = new Object();
     private final List<JcclRemoteException> failures = new ArrayList<>();
     private Consumer<JcclRemoteException> failureListener;
@@ -77,8 +83,9 @@ final class PeerWatch
                 link.channel().register(selector, SelectionKey.OP_READ, link);
             }
         }
-        watcher = new Thread(this::watch, "jccl-bootstrap-watch-" + rank);
-        watcher.setDaemon(true);
+        // the agent blocks in select(), so it needs no idle strategy
+        watcher = new AgentThread("jccl-bootstrap-watch-" + rank, new WatchAgent(), NoOpIdleStrategy.INSTANCE,
+            this::watchFailed);
     }
 
     /** Starts the watch thread; a single rank has none. */
@@ -93,7 +100,7 @@ final class PeerWatch
     /** @return whether the calling thread is the watch thread. */
     boolean onWatchThread()
     {
-        return Thread.currentThread() == watcher;
+        return watcher != null && watcher.isCurrentThread();
     }
 
     /**
@@ -135,14 +142,7 @@ final class PeerWatch
         }
         if (watcher != null && !onWatcher)
         {
-            try
-            {
-                watcher.join(CLOSE_LINGER_MS);
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-            }
+            watcher.close(CLOSE_LINGER_MS);
         }
     }
 
@@ -162,31 +162,68 @@ final class PeerWatch
         }
     }
 
-    private void watch()
+    /**
+     * One select and the frames it found.
+     *
+     * @return the keys handled.
+     * @throws IOException if the selector fails.
+     */
+    private int watchOnce() throws IOException
     {
+        if (!running)
+        {
+            // stopped on this thread or another: close() cannot wait for the thread it runs on, so it ends itself
+            throw new AgentTerminationException("stopped");
+        }
         try
         {
-            while (running)
-            {
-                selector.select();
-                final var keys = selector.selectedKeys().iterator();
-                while (running && keys.hasNext())
-                {
-                    final SelectionKey key = keys.next();
-                    keys.remove();
-                    if (key.isValid())
-                    {
-                        readLink((BootstrapLink)key.attachment(), key);
-                    }
-                }
-            }
+            selector.select();
         }
-        catch (final IOException | ClosedSelectorException ex)
+        catch (final ClosedSelectorException ex)
         {
             if (running)
             {
-                LOGGER.error("jccl bootstrap: rank {} stopped watching its peers: {}", rank, ex.toString());
+                throw ex;
             }
+            return 0;
+        }
+        int work = 0;
+        final var keys = selector.selectedKeys().iterator();
+        while (running && keys.hasNext())
+        {
+            final SelectionKey key = keys.next();
+            keys.remove();
+            if (key.isValid())
+            {
+                readLink((BootstrapLink)key.attachment(), key);
+            }
+            work++;
+        }
+        return work;
+    }
+
+    /** The watch ended on an error (the selector failed, or a bug): dead peers would go unseen, so it is a failure. */
+    private void watchFailed(final Throwable cause)
+    {
+        if (running && !bootstrap.isClosing())
+        {
+            report(new JcclRemoteException("rank " + rank + " stopped watching its peers: " + cause, cause));
+        }
+    }
+
+    /** The watch thread's duty: {@link #watchOnce()}. */
+    private final class WatchAgent implements Agent
+    {
+        @Override
+        public int doWork() throws IOException
+        {
+            return watchOnce();
+        }
+
+        @Override
+        public String roleName()
+        {
+            return "jccl-bootstrap-watch-" + rank;
         }
     }
 

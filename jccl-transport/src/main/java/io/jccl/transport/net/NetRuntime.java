@@ -4,8 +4,11 @@ import io.aeron.Aeron;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 import io.jccl.JcclSystemException;
+import io.jccl.transport.agent.AgentThread;
 import org.agrona.IoUtil;
+import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentInvoker;
+import org.agrona.concurrent.IdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,13 +30,14 @@ import java.util.stream.Stream;
  * The embedded driver runs in INVOKER threading mode and the client with its conductor invoker: the driver's
  * conductor, sender and receiver duty cycles, the client's conductor and every communicator's rings all run in one
  * duty cycle ({@link #progress()}), on the thread {@code jccl-net} or on a rank's thread that waits on a network
- * connector, one thread at a time. On a machine of 2 cores a message then crosses no thread but the caller's and this one
- * on each side (SHARED mode adds the driver's thread and, measured here, raised a loopback round trip from tens of
+ * connector, one thread at a time. On a machine of 2 cores a message then crosses no thread but the caller's and this
+ * one on each side (SHARED mode adds the driver's thread and, measured here, raised a loopback round trip from tens of
  * microseconds to several hundred under load). Ranks waiting on a network connector run the duty cycle themselves,
  * so {@code jccl-net} only covers what nobody waits for (a call's last slots, credits): it spins briefly when idle,
  * yields 200 times, then parks 50 us at a time, leaving the cores to the ranks (measured between two namespaces:
- * a 2-process round trip of 333 us with the thread yielding for long, 150 us with it parking soon). Client calls from other threads
- * (adding a publication) take Aeron's client lock, which the thread also holds while it runs the driver.
+ * a 2-process round trip of 333 us with the thread yielding for long, 150 us with it parking soon). Client calls from
+ * other threads (adding a publication) take Aeron's client lock, which the thread also holds while it runs the
+ * driver. The thread is an {@link AgentThread}: an error that ends it fails every transport's communicators.
  * <p>
  * The driver's directory is {@code /dev/shm/jccl-aeron-<pid>-<random>}, deleted on close; directories of dead
  * processes are swept when a driver starts.
@@ -48,11 +52,12 @@ final class NetRuntime
 
     private static NetRuntime current;
 
+    private static final String THREAD_NAME = "jccl-net";
     private static final int SPINS = 16;
     private static final long PARK_NS = 50_000;
     private static final int YIELDS_BEFORE_PARK = 200;
 
-    private final Thread agent;
+    private final AgentThread agent;
     private volatile NetTransport[] transports = new NetTransport[0];
     private volatile boolean running = true;
     /** Held through a duty cycle: one thread at a time runs the driver, the client and the rings. */
@@ -69,9 +74,7 @@ final class NetRuntime
 
     private NetRuntime()
     {
-        this.agent = new Thread(this::run, "jccl-net");
-        agent.setDaemon(true);
-        agent.start();
+        this.agent = new AgentThread(THREAD_NAME, new NetAgent(), new NetIdleStrategy(), this::agentFailed).start();
     }
 
     /** @param transport served by the network thread from now on. */
@@ -153,16 +156,56 @@ final class NetRuntime
         }
     }
 
-    private void run()
+    /** The thread ended on an error: every transport's communicators fail rather than wait for it. */
+    private void agentFailed(final Throwable cause)
     {
-        int idle = 0;
-        while (running)
+        for (final NetTransport t : transports)
         {
-            if (progress() > 0)
+            t.agentFailed(THREAD_NAME, cause);
+        }
+    }
+
+    /** The network thread's duty: one {@link #progress()}; the thread ends when the runtime is released. */
+    private final class NetAgent implements Agent
+    {
+        @Override
+        public int doWork()
+        {
+            return progress();
+        }
+
+        @Override
+        public String roleName()
+        {
+            return THREAD_NAME;
+        }
+    }
+
+    /**
+     * The network thread's wait after a cycle without work: {@value #SPINS} - 1 spins, then yields until the
+     * {@value #YIELDS_BEFORE_PARK}th idle cycle, then parks of {@value #PARK_NS} ns; any work starts it over.
+     */
+    private static final class NetIdleStrategy implements IdleStrategy
+    {
+        private int idle;
+
+        @Override
+        public void idle(final int workCount)
+        {
+            if (workCount > 0)
             {
                 idle = 0;
             }
-            else if (++idle < SPINS)
+            else
+            {
+                idle();
+            }
+        }
+
+        @Override
+        public void idle()
+        {
+            if (++idle < SPINS)
             {
                 Thread.onSpinWait();
             }
@@ -174,6 +217,12 @@ final class NetRuntime
             {
                 LockSupport.parkNanos(PARK_NS);
             }
+        }
+
+        @Override
+        public void reset()
+        {
+            idle = 0;
         }
     }
 
@@ -200,14 +249,7 @@ final class NetRuntime
             {
                 current = null;
                 running = false;
-                try
-                {
-                    agent.join(TimeUnit.SECONDS.toMillis(5));
-                }
-                catch (final InterruptedException ex)
-                {
-                    Thread.currentThread().interrupt();
-                }
+                agent.close(TimeUnit.SECONDS.toMillis(5));
                 final AeronParts a = aeronParts;
                 aeronParts = null;
                 if (a != null)

@@ -558,6 +558,22 @@ public final class NetTransport implements Transport<HostConnection>
             "; the peer process or its host is gone"));
     }
 
+    /**
+     * The network thread ended on an error: what it would have moved never will, so the communicators fail.
+     *
+     * @param thread the thread's name.
+     * @param cause  what ended it.
+     */
+    void agentFailed(final String thread, final Throwable cause)
+    {
+        if (!closing)
+        {
+            // the thread's runner logged the cause
+            failureListener.accept(new JcclSystemException("the network thread " + thread + " failed: " + cause,
+                cause));
+        }
+    }
+
     private void fail(final JcclException error)
     {
         if (!closing)
