@@ -198,6 +198,12 @@ final class LocalCommunicator implements Communicator
         return queuedCalls() <= maxQueued || closed;
     }
 
+    /** @param error breaks this rank's group: its pending and later calls fail with it. */
+    void fail(final JcclException error)
+    {
+        group.fail(error);
+    }
+
     boolean hasQueued()
     {
         return !queue.isEmpty();

@@ -1,20 +1,21 @@
 package io.jccl.core;
 
+import io.jccl.JcclSystemException;
+import io.jccl.transport.agent.AgentThread;
+
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The one progress engine of the process (DESIGN.md, "Execution model"). Any thread that waits on jccl calls
  * {@link #progress()}, which advances every runnable call of every local rank, not only its own; a rank is
- * advanced by one thread at a time (a try-claim, never a lock wait). A daemon agent drives calls nobody waits on.
+ * advanced by one thread at a time (a try-claim, never a lock wait). A daemon agent ({@link ProgressAgent}, on an
+ * {@link AgentThread}) drives calls nobody waits on; an error that ends it fails every registered rank, and the next
+ * rank registered starts a new one.
  */
 final class ProgressEngine
 {
     static final ProgressEngine INSTANCE = new ProgressEngine();
-
-    /** How often the agent looks for calls nobody waits on. */
-    private static final long AGENT_POLL_NS = 1_000_000;
 
     /**
      * Spinning threads never outnumber cores: the agent helps only while fewer threads than this wait (default the
@@ -26,7 +27,7 @@ final class ProgressEngine
     private final CopyOnWriteArrayList<LocalCommunicator> communicators = new CopyOnWriteArrayList<>();
     private final AtomicInteger waiters = new AtomicInteger();
     private volatile LocalCommunicator[] snapshot = new LocalCommunicator[0];
-    private volatile Thread agent;
+    private volatile AgentThread agent;
 
     private ProgressEngine()
     {
@@ -43,6 +44,16 @@ final class ProgressEngine
     {
         communicators.remove(communicator);
         snapshot = communicators.toArray(new LocalCommunicator[0]);
+    }
+
+    /**
+     * @return whether the agent should drive: a helper is useful only while some local rank has no waiter driving it
+     *         (with one rank in this process, one rank per process, a second spinning thread would only take a core
+     *         from a peer process) and a call is queued.
+     */
+    boolean needsHelp()
+    {
+        return waiters.get() < Math.min(HELP_LIMIT, snapshot.length) && anyQueued();
     }
 
     /** @return true if some local rank has a call queued (read by the agent, so no shared counter per call). */
@@ -163,32 +174,25 @@ final class ProgressEngine
             {
                 if (agent == null)
                 {
-                    final Thread thread = new Thread(this::runAgent, "jccl-progress");
-                    thread.setDaemon(true);
-                    thread.start();
-                    agent = thread;
+                    final ProgressAgent work = new ProgressAgent(this);
+                    agent = new AgentThread(ProgressAgent.NAME, work, work.idleStrategy(), this::agentFailed).start();
                 }
             }
         }
     }
 
-    /** Serves calls nobody waits on; stays out of the way while a waiter drives. */
-    private void runAgent()
+    /** The agent ended on an error (its runner logged it): its calls would wait for nobody, so their ranks fail. */
+    private void agentFailed(final Throwable cause)
     {
-        final IdleWait idle = new IdleWait(new IdleWait.Contention());
-        while (true)
+        synchronized (this)
         {
-            // a helper is useful only while some local rank has no waiter driving it: with one rank in this process
-            // (one rank per process), a second spinning thread would only take a core from a peer process
-            if (waiters.get() < Math.min(HELP_LIMIT, snapshot.length) && anyQueued())
-            {
-                pass(idle);
-            }
-            else
-            {
-                idle.reset();
-                LockSupport.parkNanos(AGENT_POLL_NS);
-            }
+            agent = null;
+        }
+        final JcclSystemException error = new JcclSystemException("the progress agent " + ProgressAgent.NAME +
+            " failed: " + cause, cause);
+        for (final LocalCommunicator communicator : snapshot)
+        {
+            communicator.fail(error);
         }
     }
 }
