@@ -147,8 +147,9 @@ public final class AgentThread implements AutoCloseable
         {
             onFailure.accept(ex);
         }
-        catch (final RuntimeException listenerEx)
+        catch (final Throwable listenerEx)
         {
+            // logged, not rethrown: an error here would reach the uncaught-exception handler and report again
             log.error("jccl ERROR agent {}: its failure listener threw", name, listenerEx);
         }
         if (isCurrentThread())

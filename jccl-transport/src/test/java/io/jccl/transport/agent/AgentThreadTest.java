@@ -52,9 +52,14 @@ class AgentThreadTest
     @Timeout(30)
     void shouldStopTheThreadWithinTheBoundWhenClosed() throws Exception
     {
-        final TestAgent agent = new TestAgent(() -> 1);
+        final CountDownLatch inWork = new CountDownLatch(1);
+        final TestAgent agent = new TestAgent(() ->
+        {
+            inWork.countDown();
+            return 1;
+        });
         final AgentThread runner = newRunner("jccl-test-close", agent).start();
-        assertTrue(agent.started.await(BOUND_MS, TimeUnit.MILLISECONDS));
+        assertTrue(inWork.await(BOUND_MS, TimeUnit.MILLISECONDS));
 
         final long startNs = System.nanoTime();
         assertTrue(runner.close(BOUND_MS));
@@ -70,14 +75,17 @@ class AgentThreadTest
     @Timeout(30)
     void shouldReturnFalseWhenTheAgentOutlivesTheBound() throws Exception
     {
+        final CountDownLatch inWork = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
         final TestAgent agent = new TestAgent(() ->
         {
+            inWork.countDown();
             release.await();
             return 0;
         });
         final AgentThread runner = newRunner("jccl-test-stuck", agent).start();
-        assertTrue(agent.started.await(BOUND_MS, TimeUnit.MILLISECONDS));
+        // closed before its first duty cycle, the agent would end at once
+        assertTrue(inWork.await(BOUND_MS, TimeUnit.MILLISECONDS));
 
         assertFalse(runner.close(50));
         assertTrue(agent.thread.isAlive());
