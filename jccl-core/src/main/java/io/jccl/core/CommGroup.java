@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The ranks created together in this process ({@code ncclCommInitAll}): their transport, the Programs they share,
- * and the failure that breaks them all (abort, a disagreement between ranks).
+ * and the failure that breaks them all (abort, a timeout, a disagreement between ranks, a dead peer).
  */
 final class CommGroup
 {

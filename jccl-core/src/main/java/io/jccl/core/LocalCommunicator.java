@@ -63,7 +63,6 @@ final class LocalCommunicator implements Communicator
     /** Splits this rank has asked for: the n-th split of every rank meets the n-th of the others. */
     private long splits;
     private volatile boolean closed;
-    private volatile JcclException asyncError;
     /**
      * Calls submitted, counted by the submitting threads without a lock (calls of one rank come from one thread at a
      * time, as NCCL asks; threads that race only make the bound of {@link Context#maxQueuedCalls()} looser).
@@ -170,8 +169,33 @@ final class LocalCommunicator implements Communicator
 
     private JcclException brokenBy()
     {
-        final JcclException groupFailure = group.failure();
-        return groupFailure != null ? groupFailure : asyncError;
+        return group.failure();
+    }
+
+    /**
+     * Ends a call that broke the communicator (a timeout, a disagreement between ranks, a plan no connector serves):
+     * the group fails first, so every other local rank's pending and later calls end at once with this cause rather
+     * than each waiting out a deadline of its own, and the close that follows removes the communicator's files.
+     */
+    private void failGroup(final Call call, final JcclException error)
+    {
+        group.fail(error);
+        finish(call, error);
+    }
+
+    /**
+     * @return the error a call ends with when an earlier failure broke the communicator: the abort itself, else the
+     *         first cause wrapped so that it names this call and rank; a timeout stays a timeout.
+     */
+    private JcclException brokenCall(final Call call, final JcclException broken)
+    {
+        if (broken instanceof JcclAbortedException)
+        {
+            return broken;
+        }
+        final String message = call.describe() + " on rank " + rank + " failed: " + broken.getMessage();
+        return broken instanceof io.jccl.JcclTimeoutException ? new io.jccl.JcclTimeoutException(message, broken) :
+            new io.jccl.JcclRemoteException(message, broken);
     }
 
     void submit(final Call call)
@@ -246,9 +270,7 @@ final class LocalCommunicator implements Communicator
             final JcclException broken = brokenBy();
             if (broken != null)
             {
-                finish(call, broken instanceof JcclAbortedException ? broken :
-                    new io.jccl.JcclRemoteException(call.describe() + " on rank " + rank + " failed: " +
-                    broken.getMessage(), broken));
+                finish(call, brokenCall(call, broken));
                 work++;
                 continue;
             }
@@ -270,8 +292,7 @@ final class LocalCommunicator implements Communicator
                             final JcclException timeout = new io.jccl.JcclTimeoutException(call.describe() +
                                 " on rank " + rank + " timed out after " + group.context.timeoutMs() + " ms waiting " +
                                 "for the online tuner's next plan (rank 0 publishes it as its calls complete)");
-                            asyncError = timeout;
-                            finish(call, timeout);
+                            failGroup(call, timeout);
                             work++;
                             continue;
                         }
@@ -289,9 +310,7 @@ final class LocalCommunicator implements Communicator
                 }
                 if (done == 0 && expired(call))
                 {
-                    final JcclException timeout = call.execution.timeout(group.context.timeoutMs());
-                    asyncError = timeout;
-                    finish(call, timeout);
+                    failGroup(call, call.execution.timeout(group.context.timeoutMs()));
                     work++;
                     continue;
                 }
@@ -299,8 +318,7 @@ final class LocalCommunicator implements Communicator
             }
             catch (final JcclException ex)
             {
-                group.fail(ex);
-                finish(call, ex);
+                failGroup(call, ex);
                 work++;
                 continue;
             }
@@ -310,8 +328,7 @@ final class LocalCommunicator implements Communicator
                 // the thread that happened to drive progress, and never completes it as if it had run
                 final JcclException failure = new io.jccl.JcclInvalidUsageException(call.describe() + " on rank " +
                     rank + " cannot run: " + ex.getMessage(), ex);
-                group.fail(failure);
-                finish(call, failure);
+                failGroup(call, failure);
                 work++;
                 continue;
             }

@@ -98,6 +98,54 @@ class CollectiveDeadlineTest
         }
     }
 
+    /**
+     * A timeout breaks the whole communicator (DESIGN.md, "Failure is part of the contract"): rank 0 calls first and
+     * times out; rank 1's call, made half a deadline later and still pending, ends with rank 0's timeout at once
+     * instead of waiting out a deadline of its own; rank 2's next call is refused on the spot, naming the same cause.
+     */
+    @Test
+    void shouldFailEveryRankAtOnceNamingTheFirstTimeoutWhenOneRankTimesOut() throws InterruptedException
+    {
+        final long deadlineMs = 2000;
+        comms = Jccl.initAll(new Context().algorithm(Algorithm.RING).timeoutMs(deadlineMs), RANKS);
+        final long start = System.nanoTime();
+        final Work first = allReduce(comms[0]);
+        Thread.sleep(deadlineMs / 2);
+        final Work pending = allReduce(comms[1]);
+        final Outcome timedOut = new Outcome();
+        final Outcome follower = new Outcome();
+        final Thread[] waiters = {new Thread(() -> timedOut.record(first::join, start), "waiter-0"),
+            new Thread(() -> follower.record(pending::join, start), "waiter-1")};
+        for (final Thread waiter : waiters)
+        {
+            waiter.setDaemon(true);
+            waiter.start();
+        }
+        for (final Thread waiter : waiters)
+        {
+            waiter.join(2 * deadlineMs + SLACK_MS);
+        }
+        assertTrue(timedOut.done && follower.done, "a call still waits two deadlines after the first call");
+        assertInstanceOf(JcclTimeoutException.class, timedOut.failure, String.valueOf(timedOut.failure));
+        final String cause = "timed out after " + deadlineMs + " ms on rank 0";
+        assertTrue(timedOut.failure.getMessage().contains(cause), timedOut.failure.getMessage());
+        // rank 1's own deadline would end its call half a deadline after rank 0's
+        final long lagMs = TimeUnit.NANOSECONDS.toMillis(follower.endNs - timedOut.endNs);
+        assertTrue(lagMs < deadlineMs / 4, () -> "rank 1's pending call ended " + lagMs + " ms after rank 0's " +
+            "timeout: " + follower.failure);
+        assertNotNull(follower.failure, "rank 1's call completed without rank 2");
+        assertTrue(follower.failure.getMessage().contains(cause), () -> "rank 1's error does not name the first " +
+            "cause: " + follower.failure.getMessage());
+        // a later call of a rank that never called is refused at once, naming the same cause
+        final long refusedAt = System.nanoTime();
+        final JcclException refused = assertThrows(JcclException.class, () -> blockingAllReduce(comms[2]));
+        final long refusalMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - refusedAt);
+        assertTrue(refusalMs < deadlineMs / 4, () -> "rank 2's call was refused only after " + refusalMs + " ms");
+        assertTrue(refused.getMessage().contains(cause), refused.getMessage());
+        assertTrue(comms[2].asyncError() != null && comms[2].asyncError().getMessage().contains(cause),
+            () -> "rank 2's asyncError(): " + comms[2].asyncError());
+    }
+
     @Test
     void shouldEndBlockingWaitWithAbortedWhenAbortedFromAnotherThread() throws InterruptedException
     {
