@@ -49,6 +49,8 @@ public final class MultiProcessChild
      *             the error on stdout. {@code steady}: 20 AllReduce of 64 MiB, {@code READY} after the first, exit 0
      *             when every result is exact. {@code mismatch}: rank 0 calls AllReduce, the others AllGather; exit 3
      *             with the error on stdout. {@code abort}: one small AllReduce, then {@code abort()} and exit 0.
+     *             {@code late}: rank 0 calls AllReduce and exits 3 with its error on stdout; the others join, sleep
+     *             a second past the deadline, close and exit 0.
      */
     public static void main(final String[] args)
     {
@@ -67,6 +69,7 @@ public final class MultiProcessChild
             case "abort" -> abortAfterOneCall(comm);
             case "split" -> splitByParity(comm);
             case "tune" -> tuneWithJitter(comm);
+            case "late" -> lateByMoreThanTheDeadline(comm, timeoutMs);
             default ->
             {
             }
@@ -248,6 +251,35 @@ public final class MultiProcessChild
         catch (final io.jccl.JcclException ex)
         {
             broken(comm, ex);
+        }
+        comm.close();
+        System.out.println("rank " + comm.rank() + " OK");
+        System.exit(0);
+    }
+
+    private static void lateByMoreThanTheDeadline(final Communicator comm, final long timeoutMs)
+    {
+        if (comm.rank() == 0)
+        {
+            final HostBuffer buffer = memory(4096);
+            try
+            {
+                comm.allReduce(buffer, buffer, 1024, DataType.FLOAT32, ReduceOp.SUM);
+                System.out.println("NO ERROR");
+                System.exit(1);
+            }
+            catch (final io.jccl.JcclException ex)
+            {
+                broken(comm, ex);
+            }
+        }
+        try
+        {
+            Thread.sleep(timeoutMs + 1000);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
         }
         comm.close();
         System.out.println("rank " + comm.rank() + " OK");

@@ -185,6 +185,48 @@ class MultiProcessTest
         }
     }
 
+    /**
+     * Rank 0 times out waiting for rank 1, which joined and only closes a second after the deadline: rank 0's error
+     * names its timeout, both processes close normally, and no file of the communicator is left in {@code /dev/shm}
+     * (rank 0 made both FIFO files of the pair; rank 1 never attached to them, so they were never unlinked).
+     */
+    @Test
+    @Timeout(120)
+    void shouldLeaveNoFileOfTheCommunicatorWhenOneRankTimedOutAndBothClosed() throws Exception
+    {
+        final int size = 2;
+        final UniqueId id = UniqueId.create("127.0.0.1", freePort());
+        final Process[] ranks = new Process[size];
+        for (int rank = 0; rank < size; rank++)
+        {
+            ranks[rank] = start(rank, size, id, "late", "3000");
+        }
+        try
+        {
+            final BufferedReader out = new BufferedReader(new InputStreamReader(ranks[0].getInputStream()));
+            final String broken = firstLineStartingWith(out, "BROKEN");
+            assertTrue(broken.contains("JcclTimeoutException") && broken.contains("timed out after 3000 ms on rank 0"),
+                broken);
+            assertTrue(ranks[0].waitFor(60, TimeUnit.SECONDS), "rank 0 exits");
+            assertEquals(3, ranks[0].exitValue(), "rank 0 saw its timeout");
+            assertTrue(ranks[1].waitFor(60, TimeUnit.SECONDS), "rank 1 exits");
+            assertEquals(0, ranks[1].exitValue(), "rank 1 closed normally");
+            assertTrue(leftovers(id, List.of(ranks)).isEmpty(), "left in /dev/shm: " + leftovers(id, List.of(ranks)));
+        }
+        finally
+        {
+            for (final Process p : ranks)
+            {
+                p.destroyForcibly();
+            }
+            if (Files.isDirectory(Path.of("/dev/shm")))
+            {
+                // what a failing run left, so that it does not stay
+                ProcessGroupJoin.sweepStaleFifos(Path.of("/dev/shm"), Jccl.sharedPrefix(id));
+            }
+        }
+    }
+
     @Test
     @Timeout(120)
     void shouldFailEveryRankNamingTheMismatchWhenRanksCallDifferentCollectives() throws Exception
