@@ -35,9 +35,10 @@ import java.util.List;
  * on every survivor with an error naming it.
  * <p>
  * Nothing of jccl's is to outlive its processes in {@code /dev/shm}: every rank removes the files of dead processes
- * ({@link StaleSharedFiles}: shared buffers of killed ranks, say) when it joins, the survivors again when a peer
- * dies and when the broken communicator closes, and then this communicator's FIFO files too (one a survivor made
- * for a peer that never came).
+ * ({@link StaleSharedFiles}: shared buffers of killed ranks, FIFO files of any communicator whose creator died before
+ * its peer attached) when it joins, the survivors again when a peer dies, and a broken communicator (a timeout, a
+ * dead peer, an abort) at its close, with this communicator's FIFO files too (one a rank made for a peer that never
+ * came).
  */
 final class ProcessGroupJoin
 {

@@ -50,7 +50,7 @@ public final class MultiProcessChild
      *             when every result is exact. {@code mismatch}: rank 0 calls AllReduce, the others AllGather; exit 3
      *             with the error on stdout. {@code abort}: one small AllReduce, then {@code abort()} and exit 0.
      *             {@code late}: rank 0 calls AllReduce and exits 3 with its error on stdout; the others join, sleep
-     *             a second past the deadline, close and exit 0.
+     *             a second past the deadline, close and exit 0. {@code once}: one small AllReduce, close, exit 0.
      */
     public static void main(final String[] args)
     {
@@ -70,6 +70,7 @@ public final class MultiProcessChild
             case "split" -> splitByParity(comm);
             case "tune" -> tuneWithJitter(comm);
             case "late" -> lateByMoreThanTheDeadline(comm, timeoutMs);
+            case "once" -> allReduceOnce(comm);
             default ->
             {
             }
@@ -281,6 +282,15 @@ public final class MultiProcessChild
         {
             Thread.currentThread().interrupt();
         }
+        comm.close();
+        System.out.println("rank " + comm.rank() + " OK");
+        System.exit(0);
+    }
+
+    private static void allReduceOnce(final Communicator comm)
+    {
+        final HostBuffer buffer = memory(4096);
+        comm.allReduce(buffer, buffer, 1024, DataType.FLOAT32, ReduceOp.SUM);
         comm.close();
         System.out.println("rank " + comm.rank() + " OK");
         System.exit(0);

@@ -2,6 +2,7 @@ package io.jccl.core;
 
 import io.jccl.UniqueId;
 import io.jccl.transport.SharedBuffers;
+import io.jccl.transport.SharedFifoFile;
 import io.jccl.transport.StaleSharedFiles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -224,6 +225,56 @@ class MultiProcessTest
                 // what a failing run left, so that it does not stay
                 ProcessGroupJoin.sweepStaleFifos(Path.of("/dev/shm"), Jccl.sharedPrefix(id));
             }
+        }
+    }
+
+    /**
+     * Both ranks are killed the moment the first FIFO file of their communicator appears (rank 0 made it for its
+     * first call; rank 1 never attached, so it was never unlinked): the next communicator on the host, of another
+     * rendezvous, removes it as it joins.
+     */
+    @Test
+    @Timeout(180)
+    void shouldRemoveTheFifoFileOfRanksKilledDuringSetupWhenTheNextCommunicatorJoins() throws Exception
+    {
+        final Path shm = Path.of("/dev/shm");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(shm), "no /dev/shm here");
+        final UniqueId killedId = UniqueId.create("127.0.0.1", freePort());
+        final Process[] killed = {start(0, 2, killedId, "late", "60000"), start(1, 2, killedId, "late", "60000")};
+        final List<Path> stale;
+        try
+        {
+            final long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (leftovers(killedId).isEmpty() && System.nanoTime() - deadlineNs < 0)
+            {
+                Thread.sleep(1);
+            }
+            for (final Process p : killed)
+            {
+                p.destroyForcibly().waitFor();
+            }
+            stale = leftovers(killedId);
+            assertTrue(!stale.isEmpty(), "rank 0 made no FIFO file in 60 s");
+        }
+        finally
+        {
+            for (final Process p : killed)
+            {
+                p.destroyForcibly();
+            }
+        }
+        final UniqueId nextId = UniqueId.create("127.0.0.1", freePort());
+        final List<Process> next = new ArrayList<>(List.of(start(1, 2, nextId, "once"), start(0, 2, nextId, "once")));
+        try
+        {
+            assertEquals("", awaitAll(next, new ArrayList<>()));
+            assertTrue(leftovers(killedId, List.of(killed)).isEmpty(), () -> "the killed ranks' files are left: " +
+                stale + " -> " + leftoversOrError(killedId, killed));
+            assertTrue(leftovers(nextId, next).isEmpty(), "the next communicator's files are left");
+        }
+        finally
+        {
+            ProcessGroupJoin.sweepStaleFifos(shm, Jccl.sharedPrefix(killedId));
         }
     }
 
@@ -487,6 +538,18 @@ class MultiProcessTest
         return builder.start();
     }
 
+    private static String leftoversOrError(final UniqueId id, final Process... processes)
+    {
+        try
+        {
+            return leftovers(id, List.of(processes)).toString();
+        }
+        catch (final IOException ex)
+        {
+            return ex.toString();
+        }
+    }
+
     /** @return the communicator's files and the files named after the processes' pids, once they are gone. */
     private static List<Path> leftovers(final UniqueId id, final List<Process> processes) throws IOException
     {
@@ -498,7 +561,10 @@ class MultiProcessTest
         return left;
     }
 
-    /** @return the files of jccl's in {@code /dev/shm} named after a pid: its shared buffers and mapping files. */
+    /**
+     * @return the files of jccl's in {@code /dev/shm} named after a pid: its shared buffers, mapping files and FIFO
+     *         files not yet linked to their shared name.
+     */
     private static List<Path> buffersOf(final long pid) throws IOException
     {
         final Path shm = Path.of("/dev/shm");
@@ -508,10 +574,12 @@ class MultiProcessTest
         }
         final String buffers = SharedBuffers.NAME_PREFIX + StaleSharedFiles.pidNamespace() + "-" + pid + "-";
         final String mappings = "jccl-" + pid + "-";
+        final String fifos = SharedFifoFile.TEMP_PREFIX + StaleSharedFiles.pidNamespace() + "-" + pid + "-";
         try (Stream<Path> files = Files.list(shm))
         {
             return files.filter(p -> p.getFileName().toString().startsWith(buffers) ||
-                p.getFileName().toString().startsWith(mappings)).toList();
+                p.getFileName().toString().startsWith(mappings) || p.getFileName().toString().startsWith(fifos))
+                .toList();
         }
     }
 

@@ -8,10 +8,15 @@ package io.jccl.transport;
  * +--------------------+--------------------+------------------------------------+-----------------------+
  * | tail (sent slots)  | head (freed slots) | slot headers: SLOTS x 64 bytes      | data: SLOTS x slotLen |
  * | long, release      | long, release      | length|kind|seq|shape|plan|direct     |                       |
- * |                    |                    |   address|segment|namespace (or up  |                       |
- * |                    |                    |   to 24 bytes of data)|ready flag   |                       |
+ * | at 64 (a shared    |                    |   address|segment|namespace (or up  |                       |
+ * | file's): attach    |                    |   to 24 bytes of data)|ready flag   |                       |
+ * | count|owner pid|   |                    |                                    |                       |
+ * | owner pid namespace|                    |                                    |                       |
  * +--------------------+--------------------+------------------------------------+-----------------------+
  * </pre>
+ * A FIFO in a file two processes share ({@link SharedFifoFile}) uses the tail's second cache line, which nothing
+ * else writes, for its attach count and the pid and pid namespace of the process that created it: written before
+ * the file gets its name, they let {@link StaleSharedFiles} tell the file of a dead creator from a live one.
  * Counters are sequence numbers that only grow (a long never wraps in practice); slot {@code k} lives at index
  * {@code k % SLOTS}. The sender writes data and header, then publishes with one release-store of the slot's ready
  * flag in its header (then of the tail, which only the sender's own bookkeeping, timeouts and debugging read); the
@@ -31,6 +36,13 @@ public final class FifoDescriptor
     public static final int TAIL_OFFSET = 0;
     /** Offset of the count of processes that mapped a shared FIFO (long; in the tail's second cache line). */
     public static final int ATTACH_OFFSET = 64;
+    /**
+     * Offset of the pid of the process that created a shared FIFO (long), written before the file is named, never
+     * changed; 0 in a FIFO in process memory.
+     */
+    public static final int OWNER_PID_OFFSET = 72;
+    /** Offset of the pid namespace of that process (long; see {@link StaleSharedFiles#pidNamespace()}). */
+    public static final int OWNER_NAMESPACE_OFFSET = 80;
     /** Offset of the head counter. */
     public static final int HEAD_OFFSET = 128;
     /** Offset of the first slot header. */

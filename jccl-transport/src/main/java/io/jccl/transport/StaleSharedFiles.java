@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * Files of jccl's in {@code /dev/shm} whose owner process is gone, and their removal. Two kinds of names carry
+ * Files of jccl's in {@code /dev/shm} whose owner process is gone, and their removal. Three kinds of names carry
  * their owner's pid:
  * <ul>
  *     <li>{@code jccl-mem-<pid namespace>-<pid>-<n>}: a buffer of jccl's shared allocator ({@link SharedBuffers}),
@@ -24,13 +24,18 @@ import java.util.stream.Stream;
  *     JVM exits, and a killed owner leaves it for this sweep.</li>
  *     <li>{@code jccl-<pid>-<n>}: {@link SharedMemoryDevice}'s mapping files, unlinked a moment after they are
  *     made; one survives only a kill at that moment.</li>
+ *     <li>{@code jccl-fifo-<pid namespace>-<pid>-<n>}: a FIFO file its creator prepares before it links it to its
+ *     shared name ({@link SharedFifoFile}); one survives only a kill at that moment.</li>
  * </ul>
+ * and FIFO files under their shared name ({@code jccl-<communicator>-<from>-<to>-<channel>-<protocol>-<kind>}) name
+ * their creator in their header: such a file stays by name until the peer attaches, forever where the peer never
+ * comes, and is removed once its creator is gone.
  * An owner is gone when no process has its pid, when that process is a zombie (its mappings are already released),
  * or when the process with that pid started more than {@link #PID_REUSE_MARGIN_MS} ms after the file last
  * changed (the pid was reused). Buffer files of another pid namespace (another container sharing
- * {@code /dev/shm}) are never judged: their pids mean nothing here. FIFO files ({@code jccl-<hex>-...}) carry no
- * pid; {@code ProcessGroupJoin} sweeps those by their communicator's name. Thread-safe; concurrent sweeps in
- * several processes are harmless (a file already gone is skipped).
+ * {@code /dev/shm}) are never judged: their pids mean nothing here; nor are FIFO files that name no creator (an
+ * earlier version's), which {@code ProcessGroupJoin} still sweeps by their communicator's name. Thread-safe; concurrent
+ * sweeps in several processes are harmless (a file already gone is skipped).
  */
 public final class StaleSharedFiles
 {
@@ -44,6 +49,8 @@ public final class StaleSharedFiles
     private static final Pattern BUFFER_NAME = Pattern.compile(SharedBuffers.NAME_PREFIX +
         "(\\d{1,20})-(\\d{1,10})-(\\d{1,19})");
     private static final Pattern MAPPING_NAME = Pattern.compile("jccl-(\\d{1,10})-(\\d{1,19})");
+    private static final Pattern FIFO_TEMP_NAME = Pattern.compile(SharedFifoFile.TEMP_PREFIX +
+        "(\\d{1,20})-(\\d{1,10})-(\\d{1,19})");
     private static final long OWN_NAMESPACE = readPidNamespace();
 
     private StaleSharedFiles()
@@ -113,7 +120,8 @@ public final class StaleSharedFiles
 
     /**
      * @param file a file in the shared-memory directory.
-     * @return true when its name is one of jccl's pid-carrying names and its owner is gone.
+     * @return true when its name is one of jccl's pid-carrying names, or a FIFO file's whose header names its creator,
+     *         and that owner is gone.
      */
     static boolean isStale(final Path file)
     {
@@ -122,6 +130,16 @@ public final class StaleSharedFiles
         if (buffer.matches())
         {
             return parses(buffer.group(1)) == OWN_NAMESPACE && !ownerLives(parses(buffer.group(2)), file);
+        }
+        final Matcher temp = FIFO_TEMP_NAME.matcher(name);
+        if (temp.matches())
+        {
+            return parses(temp.group(1)) == OWN_NAMESPACE && !ownerLives(parses(temp.group(2)), file);
+        }
+        if (SharedFifoFile.NAME.matcher(name).matches())
+        {
+            final long[] creator = SharedFifoFile.creator(file);
+            return creator != null && creator[1] == OWN_NAMESPACE && !ownerLives(creator[0], file);
         }
         final Matcher mapping = MAPPING_NAME.matcher(name);
         return mapping.matches() && !ownerLives(parses(mapping.group(1)), file);

@@ -9,9 +9,15 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -63,6 +69,43 @@ class SharedFifoFileTest
         {
             senderSide.close();
             receiverSide.close();
+        }
+    }
+
+    /**
+     * A FIFO file waiting for its peer names its creator in its header: a sweep keeps it while the creator lives,
+     * and removes it once the process it names is gone; the creator's temporary name is gone too.
+     */
+    @Test
+    void shouldNameItsCreatorSoThatASweepRemovesItOnlyOnceTheCreatorIsGone(@TempDir final Path dir) throws Exception
+    {
+        final String name = "jccl-00c0ffee00c0ffee-1-0-0-simple-p2p";
+        final MemoryFifo waiting = SharedFifoFile.attach(dir, name, Protocol.SIMPLE, 1, 0, 1000);
+        try
+        {
+            final Path file = dir.resolve(name);
+            try (var files = Files.list(dir))
+            {
+                assertEquals(List.of(file), files.toList(), "only the shared name, no temporary one");
+            }
+            assertArrayEquals(new long[] {ProcessHandle.current().pid(), StaleSharedFiles.pidNamespace()},
+                SharedFifoFile.creator(file));
+            assertEquals(List.of(), StaleSharedFiles.sweep(dir), "the creator lives");
+            assertTrue(Files.exists(file));
+            // the same file as a creator that has exited would leave it
+            final Process gone = new ProcessBuilder("true").start();
+            assertEquals(0, gone.waitFor());
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE))
+            {
+                final ByteBuffer pid = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.nativeOrder())
+                    .putLong(0, gone.pid());
+                channel.write(pid, FifoDescriptor.OWNER_PID_OFFSET);
+            }
+            assertEquals(List.of(file), StaleSharedFiles.sweep(dir), "the creator is gone");
+        }
+        finally
+        {
+            waiting.close();
         }
     }
 
