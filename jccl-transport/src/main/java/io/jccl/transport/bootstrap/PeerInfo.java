@@ -3,10 +3,15 @@ package io.jccl.transport.bootstrap;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.Settings;
 
+import java.io.ByteArrayInputStream;
 import java.io.DataInput;
+import java.io.DataInputStream;
 import java.io.DataOutput;
+import java.io.EOFException;
 import java.io.IOException;
+import java.io.UTFDataFormatException;
 import java.net.InetAddress;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,22 +88,23 @@ public record PeerInfo(int rank, String hostname, String bootId, long pid, byte[
     /**
      * @param in where {@link #writeTo(DataOutput)} wrote a peer's info.
      * @return the info.
-     * @throws IOException if the input ends early, fails, or holds values out of range.
+     * @throws IOException if the input ends early (naming the field it ends in, the bytes that field needs and the
+     *                     bytes left), fails, or holds values out of range.
      */
     public static PeerInfo readFrom(final DataInput in) throws IOException
     {
-        final int rank = in.readInt();
-        final String hostname = in.readUTF();
-        final String bootId = in.readUTF();
-        final long pid = in.readLong();
-        final int endpointLength = in.readInt();
+        final FieldReader fields = new FieldReader(in);
+        final int rank = ByteBuffer.wrap(fields.read("rank", Integer.BYTES)).getInt();
+        final String hostname = fields.readUtf("hostname");
+        final String bootId = fields.readUtf("bootId");
+        final long pid = ByteBuffer.wrap(fields.read("pid", Long.BYTES)).getLong();
+        final int endpointLength = ByteBuffer.wrap(fields.read("endpoint length", Integer.BYTES)).getInt();
         if (endpointLength < 0 || endpointLength > MAX_ENDPOINT_LENGTH)
         {
             throw new IOException("peer info: endpoint length " + endpointLength + " is outside 0.." +
                 MAX_ENDPOINT_LENGTH);
         }
-        final byte[] endpoint = new byte[endpointLength];
-        in.readFully(endpoint);
+        final byte[] endpoint = fields.read("endpoint", endpointLength);
         try
         {
             return new PeerInfo(rank, hostname, bootId, pid, endpoint);
@@ -197,6 +203,61 @@ public record PeerInfo(int rank, String hostname, String bootId, long pid, byte[
         catch (final IOException ex)
         {
             return "";
+        }
+    }
+
+    /**
+     * Reads a peer info field by field, counting bytes, so that an input that ends early is reported by the field it
+     * ends in ({@link DataInput}'s own {@link EOFException} carries no message).
+     */
+    private static final class FieldReader
+    {
+        private final DataInput in;
+        /** Bytes read so far. */
+        private int offset;
+
+        FieldReader(final DataInput in)
+        {
+            this.in = in;
+        }
+
+        /** @return the next {@code length} bytes, the field {@code name}. */
+        byte[] read(final String name, final int length) throws IOException
+        {
+            final byte[] bytes = new byte[length];
+            for (int i = 0; i < length; i++)
+            {
+                try
+                {
+                    bytes[i] = in.readByte();
+                }
+                catch (final EOFException ex)
+                {
+                    throw new EOFException("peer info: its " + name + " needs " + length + " bytes from byte " +
+                        offset + ", only " + i + " follow");
+                }
+            }
+            offset += length;
+            return bytes;
+        }
+
+        /** @return the next string, in {@link DataOutput#writeUTF}'s form (a 2-byte length, then modified UTF-8). */
+        String readUtf(final String name) throws IOException
+        {
+            final byte[] length = read("length of " + name, 2);
+            final byte[] text = read(name, ((length[0] & 0xFF) << 8) | (length[1] & 0xFF));
+            final byte[] encoded = new byte[2 + text.length];
+            encoded[0] = length[0];
+            encoded[1] = length[1];
+            System.arraycopy(text, 0, encoded, 2, text.length);
+            try
+            {
+                return new DataInputStream(new ByteArrayInputStream(encoded)).readUTF();
+            }
+            catch (final UTFDataFormatException ex)
+            {
+                throw new IOException("peer info: its " + name + " is not modified UTF-8: " + ex.getMessage(), ex);
+            }
         }
     }
 

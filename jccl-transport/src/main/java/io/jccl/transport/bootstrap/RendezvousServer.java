@@ -542,7 +542,7 @@ final class RendezvousServer
             }
             catch (final IOException ex)
             {
-                throw new Rejected("rank " + rank + " sent a malformed peer info: " + ex.getMessage(), true);
+                throw new Rejected("rank " + rank + " sent a malformed hello: " + ex.getMessage(), true);
             }
             if (peer.rank() != rank)
             {

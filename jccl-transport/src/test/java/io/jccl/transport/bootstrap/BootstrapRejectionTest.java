@@ -18,6 +18,7 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
@@ -99,6 +100,43 @@ class BootstrapRejectionTest
             {
                 stranger.close();
             }
+            executor.shutdownNow();
+            closeAll(ranks);
+        }
+    }
+
+    /**
+     * A hello whose peer info stops inside the host name (its announced length matches what is sent) is refused
+     * with a reason that names the field and the bytes, not {@code malformed peer info: null}.
+     */
+    @Test
+    @Timeout(120)
+    void shouldNameTheFieldAndTheBytesWhenAPeerInfoIsTruncated() throws Exception
+    {
+        final int size = 2;
+        final UniqueId id = newId();
+        final ExecutorService executor = Executors.newFixedThreadPool(size);
+        final Bootstrap[] ranks = new Bootstrap[size];
+        try
+        {
+            final Future<Bootstrap> root = executor.submit(() -> Bootstrap.connect(id, 0, size, info(0), TIMEOUT_MS));
+            try (Socket truncated = connectRaw(id))
+            {
+                final ByteArrayOutputStream info = new ByteArrayOutputStream();
+                new PeerInfo(1, "truncated-host", "boot", 7, new byte[0]).writeTo(new DataOutputStream(info));
+                // rank (4 bytes), the host name's length (2) and 4 of its 14 bytes
+                truncated.getOutputStream().write(hello(id.secret(), 1, size, Arrays.copyOf(info.toByteArray(), 10)));
+                final String reason = readReject(truncated);
+                assertTrue(reason.contains("hostname") && reason.contains("14 bytes") && reason.contains("byte 6") &&
+                    reason.contains("4 follow"), reason);
+            }
+            final Future<Bootstrap> one = executor.submit(() -> Bootstrap.connect(id, 1, size, info(1), TIMEOUT_MS));
+            ranks[0] = get(root);
+            ranks[1] = get(one);
+            assertEquals(List.of(info(0), info(1)), ranks[1].peers());
+        }
+        finally
+        {
             executor.shutdownNow();
             closeAll(ranks);
         }
@@ -210,6 +248,13 @@ class BootstrapRejectionTest
     {
         final ByteArrayOutputStream info = new ByteArrayOutputStream();
         PeerInfo.local(rank, new byte[0]).writeTo(new DataOutputStream(info));
+        return hello(secret, rank, size, info.toByteArray());
+    }
+
+    /** A hello carrying the given peer info bytes, announced at their length. */
+    private static byte[] hello(final byte[] secret, final int rank, final int size, final byte[] info)
+        throws IOException
+    {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         final DataOutputStream out = new DataOutputStream(bytes);
         out.writeInt(BootstrapProtocol.MAGIC);
@@ -217,8 +262,8 @@ class BootstrapRejectionTest
         out.write(secret);
         out.writeInt(rank);
         out.writeInt(size);
-        out.writeInt(info.size());
-        out.write(info.toByteArray());
+        out.writeInt(info.length);
+        out.write(info);
         return bytes.toByteArray();
     }
 

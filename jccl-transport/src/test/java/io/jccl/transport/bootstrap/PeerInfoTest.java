@@ -85,6 +85,31 @@ class PeerInfoTest
     }
 
     @Test
+    void shouldNameTheFieldAndTheBytesWhenTheInputEndsEarly() throws IOException
+    {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        new PeerInfo(3, "node", "boot-id", 99, new byte[]{ 1, 2, 3 }).writeTo(new DataOutputStream(bytes));
+        final byte[] whole = bytes.toByteArray();
+        // rank 0..3, hostname 4..5 + 6..9, bootId 10..11 + 12..18, pid 19..26, endpoint length 27..30, endpoint 31..33
+        final String[][] cuts = {
+            {"0", "rank needs 4 bytes from byte 0, only 0 follow"},
+            {"2", "rank needs 4 bytes from byte 0, only 2 follow"},
+            {"5", "length of hostname needs 2 bytes from byte 4, only 1 follow"},
+            {"8", "hostname needs 4 bytes from byte 6, only 2 follow"},
+            {"15", "bootId needs 7 bytes from byte 12, only 3 follow"},
+            {"20", "pid needs 8 bytes from byte 19, only 1 follow"},
+            {"27", "endpoint length needs 4 bytes from byte 27, only 0 follow"},
+            {"33", "endpoint needs 3 bytes from byte 31, only 2 follow"}};
+        for (final String[] cut : cuts)
+        {
+            final byte[] truncated = java.util.Arrays.copyOf(whole, Integer.parseInt(cut[0]));
+            final IOException ex = assertThrows(IOException.class,
+                () -> PeerInfo.readFrom(new DataInputStream(new ByteArrayInputStream(truncated))));
+            assertTrue(String.valueOf(ex.getMessage()).contains(cut[1]), cut[0] + " bytes: " + ex.getMessage());
+        }
+    }
+
+    @Test
     void shouldRefuseAnEndpointLengthOutOfRangeWhenReading() throws IOException
     {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
