@@ -11,7 +11,6 @@ import io.jccl.Work;
 import io.jccl.core.CollectiveGrid.Drive;
 import io.jccl.core.CollectiveGrid.GridCase;
 import io.jccl.testkit.ElementBuffers;
-import io.jccl.testkit.NarrowFloat;
 import io.jccl.testkit.ReferenceArithmetic;
 import io.jccl.testkit.ReferenceCollectives;
 
@@ -135,15 +134,8 @@ final class CollectiveHarness
             final int pick = random.nextInt(32);
             value = pick == 0 ? Double.NaN : pick == 1 ? 0.0 : pick == 2 ? -0.0 : value;
         }
-        switch (type)
-        {
-            case FLOAT32:
-                return Float.floatToRawIntBits((float)value) & 0xffff_ffffL;
-            case FLOAT64:
-                return Double.doubleToRawLongBits(value);
-            default:
-                return NarrowFloat.of(type).fromFloat((float)value);
-        }
+        // narrow types and FLOAT32 round the value to float first, as the inputs always were
+        return ReferenceArithmetic.fromDouble(type, type == DataType.FLOAT64 ? value : (float)value);
     }
 
     // ---------------------------------------------------------------------------------------------------------

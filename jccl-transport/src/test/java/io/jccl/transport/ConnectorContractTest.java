@@ -34,24 +34,22 @@ class ConnectorContractTest
     @MethodSource("pairs")
     void namesThePeers(final ConnectorPairs.Pair pair) throws Exception
     {
-        final ConnectorPairs.Ends ends = pair.open().get();
-        try (AutoCloseable close = ends.close())
+        run(pair, (sender, receiver) ->
         {
-            assertEquals(5, ends.sender().peer());
-            assertEquals(3, ends.receiver().peer());
-        }
+            assertEquals(5, sender.peer());
+            assertEquals(3, receiver.peer());
+        });
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("pairs")
     void deliversNothingWhenNothingWasPublished(final ConnectorPairs.Pair pair) throws Exception
     {
-        final ConnectorPairs.Ends ends = pair.open().get();
-        try (AutoCloseable close = ends.close())
+        run(pair, (sender, receiver) ->
         {
-            await(ends.sender()::hasSpace, "space on a new connection");
-            assertFalse(ends.receiver().hasData());
-        }
+            await(sender::hasSpace, "space on a new connection");
+            assertFalse(receiver.hasData());
+        });
     }
 
     /**
@@ -62,10 +60,8 @@ class ConnectorContractTest
     @MethodSource("pairs")
     void refusesWhenEverySlotIsInFlightAndTakesMoreOnceOneIsFreed(final ConnectorPairs.Pair pair) throws Exception
     {
-        final ConnectorPairs.Ends ends = pair.open().get();
-        try (AutoCloseable close = ends.close())
+        run(pair, (sender, receiver) ->
         {
-            final SendConnector sender = ends.sender();
             int published = 0;
             while (pair.exact() ? sender.hasSpace() : eventually(sender::hasSpace, 300))
             {
@@ -86,23 +82,20 @@ class ConnectorContractTest
             final int freed = pair.exact() ? 1 : FifoDescriptor.SLOTS / 2;
             for (int k = 0; k < freed; k++)
             {
-                await(ends.receiver()::hasData, "slot " + k);
-                assertEquals(k, ends.receiver().seq());
-                ends.receiver().release();
+                await(receiver::hasData, "slot " + k);
+                assertEquals(k, receiver.seq());
+                receiver.release();
             }
             await(sender::hasSpace, "space once " + freed + " slots are freed");
-        }
+        });
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("pairs")
     void deliversInOrderWithHeadersWhenWrappingManyTimes(final ConnectorPairs.Pair pair) throws Exception
     {
-        final ConnectorPairs.Ends ends = pair.open().get();
-        try (AutoCloseable close = ends.close())
+        run(pair, (sender, receiver) ->
         {
-            final SendConnector sender = ends.sender();
-            final RecvConnector receiver = ends.receiver();
             final int slots = (int)(FifoDescriptor.SLOTS * 1000 * pair.scale()) + 3;
             final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ConnectorPairs.NET_TIMEOUT_MS * 3);
             int sent = 0;
@@ -141,18 +134,15 @@ class ConnectorContractTest
                 Thread.onSpinWait();
             }
             assertFalse(receiver.hasData());
-        }
+        });
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("pairs")
     void carriesAFullSlotWhenThePayloadIsAtCapacity(final ConnectorPairs.Pair pair) throws Exception
     {
-        final ConnectorPairs.Ends ends = pair.open().get();
-        try (AutoCloseable close = ends.close())
+        run(pair, (sender, receiver) ->
         {
-            final SendConnector sender = ends.sender();
-            final RecvConnector receiver = ends.receiver();
             final int length = sender.slotLength();
             await(sender::hasSpace, "space on a new connection");
             for (int i = 0; i < length; i++)
@@ -166,18 +156,15 @@ class ConnectorContractTest
             {
                 assertEquals(pattern(3, i), UnsafeApi.getByte(receiver.slotAddress() + i), "byte " + i);
             }
-        }
+        });
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("pairs")
     void deliversEverySlotWhenTheEndsRunOnTwoThreads(final ConnectorPairs.Pair pair) throws Exception
     {
-        final ConnectorPairs.Ends ends = pair.open().get();
-        try (AutoCloseable close = ends.close())
+        run(pair, (sender, receiver) ->
         {
-            final SendConnector sender = ends.sender();
-            final RecvConnector receiver = ends.receiver();
             final int slots = (int)(50_000 * pair.scale());
             final AtomicReference<Throwable> failure = new AtomicReference<>();
             final Thread producer = new Thread(() ->
@@ -206,6 +193,23 @@ class ConnectorContractTest
             }
             producer.join();
             assertNull(failure.get());
+        });
+    }
+
+    /** The body of a contract test, given the two ends of a pair. */
+    @FunctionalInterface
+    private interface EndsTest
+    {
+        void run(SendConnector sender, RecvConnector receiver) throws Exception;
+    }
+
+    /** Opens the pair, runs the body on its ends, and closes the pair whatever happens. */
+    private static void run(final ConnectorPairs.Pair pair, final EndsTest body) throws Exception
+    {
+        final ConnectorPairs.Ends ends = pair.open().get();
+        try (AutoCloseable close = ends.close())
+        {
+            body.run(ends.sender(), ends.receiver());
         }
     }
 
