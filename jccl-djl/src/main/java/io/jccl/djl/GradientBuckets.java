@@ -1,0 +1,224 @@
+package io.jccl.djl;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.nn.Parameter;
+import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.HostBuffer;
+import io.jccl.JcclException;
+import io.jccl.JcclInvalidArgumentException;
+import io.jccl.ReduceOp;
+import io.jccl.Stream;
+import io.jccl.Work;
+import io.jccl.core.Jccl;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The gradients of one rank's trainable parameters in {@code block.getParameters()} order, laid end to end in one
+ * host buffer of jccl's shared allocator (which ranks in other processes read in place, without staging), and cut
+ * into buckets of at most the configured length:
+ * <pre>
+ *   memory   | p0 gradient | p1 gradient ................ | p2 | p3 gradient ...... |
+ *   buckets  |<--- bucket 0 --->|<--- bucket 1 --->|<--- bucket 2 --->|<- bucket 3 ->|
+ * </pre>
+ * A bucket holds whole elements; a parameter may span buckets (a bucket smaller than one parameter is allowed). The
+ * buffer and the buckets' views are made once; a sync packs parameter after parameter and starts a bucket's
+ * AllReduce (in place, AVG) as soon as its last byte is packed, so packing the next bucket overlaps it, then joins
+ * the buckets in order and writes each parameter back once every bucket it touches is done.
+ */
+final class GradientBuckets implements AutoCloseable
+{
+    private final Communicator communicator;
+    private final Parameter[] parameters;
+    private final long[] offsets;
+    private final DataType type;
+    private final HostBuffer memory;
+    private final ByteBuffer bytes;
+    private final HostBuffer[] buckets;
+    private final long[] bucketEnds;
+    private final Work[] works;
+    private final boolean[] throughView;
+    private boolean checked;
+
+    /**
+     * @param communicator the ranks to average over.
+     * @param trainable    the parameters whose gradients are averaged, in {@code block.getParameters()} order.
+     * @param bucketLength the most bytes of one bucket (rounded down to whole elements, at least one element).
+     * @throws JcclInvalidArgumentException if the parameters' types differ or are not floating point, or their
+     *                                      gradients exceed one host buffer.
+     */
+    GradientBuckets(final Communicator communicator, final List<Parameter> trainable, final long bucketLength)
+    {
+        this.communicator = communicator;
+        this.parameters = trainable.toArray(new Parameter[0]);
+        this.type = elementType(parameters);
+        this.offsets = new long[parameters.length + 1];
+        for (int i = 0; i < parameters.length; i++)
+        {
+            offsets[i + 1] = offsets[i] + parameters[i].getArray().size() * type.byteSize();
+        }
+        final long total = offsets[parameters.length];
+        if (total > Integer.MAX_VALUE - 4096L)
+        {
+            throw new JcclInvalidArgumentException("gradients of " + total + " bytes exceed one host buffer (" +
+                (Integer.MAX_VALUE - 4096L) + " bytes)");
+        }
+        final long bucketBytes = Math.max(1, bucketLength / type.byteSize()) * type.byteSize();
+        final int bucketCount = (int)((total + bucketBytes - 1) / bucketBytes);
+        this.memory = Jccl.allocate(total);
+        this.bytes = memory.byteBuffer().duplicate();
+        this.buckets = new HostBuffer[bucketCount];
+        this.bucketEnds = new long[bucketCount];
+        this.works = new Work[bucketCount];
+        this.throughView = new boolean[parameters.length];
+        Arrays.fill(throughView, true);
+        for (int b = 0; b < bucketCount; b++)
+        {
+            final long start = b * bucketBytes;
+            bucketEnds[b] = Math.min(total, start + bucketBytes);
+            buckets[b] = memory.slice(start, bucketEnds[b] - start);
+        }
+    }
+
+    /** @return the number of buckets. */
+    int bucketCount()
+    {
+        return buckets.length;
+    }
+
+    /** @return the element type the gradients travel in. */
+    DataType type()
+    {
+        return type;
+    }
+
+    /**
+     * Averages every gradient across the ranks and writes the averages back into the gradient arrays.
+     *
+     * @throws io.jccl.JcclException if an AllReduce fails (a peer died, the deadline passed, ...).
+     */
+    void averageGradients()
+    {
+        int started = 0;
+        for (int i = 0; i < parameters.length; i++)
+        {
+            pack(i);
+            while (started < buckets.length && bucketEnds[started] <= offsets[i + 1])
+            {
+                // this bucket is complete: its AllReduce runs while the next parameters are packed
+                final HostBuffer bucket = buckets[started];
+                works[started] = communicator.allReduce(bucket, bucket, bucket.length() / type.byteSize(), type,
+                    ReduceOp.AVG, Stream.DEFAULT);
+                started++;
+            }
+        }
+        int unpacked = 0;
+        final boolean first = !checked;
+        for (int b = 0; b < buckets.length; b++)
+        {
+            final Work work = works[b];
+            works[b] = null;
+            work.join();
+            // a parameter goes back once the bucket holding its last byte is done: the earlier ones are too
+            while (unpacked < parameters.length && offsets[unpacked + 1] <= bucketEnds[b])
+            {
+                unpack(unpacked);
+                unpacked++;
+            }
+        }
+        checked = checked || first;
+    }
+
+    private void pack(final int i)
+    {
+        final int offset = (int)offsets[i];
+        final int length = (int)(offsets[i + 1] - offsets[i]);
+        try (NDArray gradient = parameters[i].getArray().getGradient())
+        {
+            final ByteBuffer source = gradient.toByteBuffer(true);
+            if (source.remaining() != length)
+            {
+                throw new IllegalStateException("the gradient of " + parameters[i].getName() + " has " +
+                    source.remaining() + " bytes, expected " + length);
+            }
+            bytes.clear().position(offset).limit(offset + length);
+            bytes.put(source);
+        }
+    }
+
+    private void unpack(final int i)
+    {
+        final int offset = (int)offsets[i];
+        final int length = (int)(offsets[i + 1] - offsets[i]);
+        try (NDArray gradient = parameters[i].getArray().getGradient())
+        {
+            // verified at the first sync; later ones write through the array's memory without reading it back
+            throughView[i] = ArrayMemory.copyInto(gradient, bytes.slice(offset, length), throughView[i], !checked);
+        }
+    }
+
+    private static DataType elementType(final Parameter[] parameters)
+    {
+        DataType type = DataType.FLOAT32;
+        for (int i = 0; i < parameters.length; i++)
+        {
+            final ai.djl.ndarray.types.DataType djlType = parameters[i].getArray().getDataType();
+            final DataType mapped = of(djlType);
+            if (mapped == null)
+            {
+                throw new JcclInvalidArgumentException("parameter " + parameters[i].getName() + " is " + djlType +
+                    ": gradients are averaged in float32, float64, float16 or bfloat16");
+            }
+            if (i > 0 && mapped != type)
+            {
+                throw new JcclInvalidArgumentException("parameter " + parameters[i].getName() + " is " + djlType +
+                    " but " + parameters[0].getName() + " is " + parameters[0].getArray().getDataType() +
+                    ": every trainable parameter must have one type");
+            }
+            type = mapped;
+        }
+        return type;
+    }
+
+    private static DataType of(final ai.djl.ndarray.types.DataType djlType)
+    {
+        switch (djlType)
+        {
+            case FLOAT32:
+                return DataType.FLOAT32;
+            case FLOAT64:
+                return DataType.FLOAT64;
+            case FLOAT16:
+                return DataType.FLOAT16;
+            case BFLOAT16:
+                return DataType.BFLOAT16;
+            default:
+                return null;
+        }
+    }
+
+    /** Frees the buffer, after every AllReduce a failed sync left behind has ended (they read and write it). */
+    @Override
+    public void close()
+    {
+        for (int b = 0; b < works.length; b++)
+        {
+            if (works[b] != null)
+            {
+                try
+                {
+                    works[b].join();
+                }
+                catch (final JcclException ex)
+                {
+                    // the sync that started it has thrown already; only its end matters here
+                }
+                works[b] = null;
+            }
+        }
+        Jccl.free(memory);
+    }
+}

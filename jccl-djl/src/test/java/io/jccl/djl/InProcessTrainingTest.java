@@ -1,0 +1,205 @@
+package io.jccl.djl;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import io.jccl.Communicator;
+import io.jccl.JcclInvalidUsageException;
+import io.jccl.core.Jccl;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+import java.util.function.UnaryOperator;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Ranks of one JVM ({@code Jccl.initAll}), one thread and one trainer each, their backward passes taken in turn
+ * through {@link JcclGradientSync#trainBatch}: data-parallel training ends with the weights of the one-process
+ * full-batch run, every rank starting from different random weights (so only the broadcast makes them agree).
+ */
+class InProcessTrainingTest
+{
+    private static final long SEED = 7;
+    private static final int STEPS = 6;
+    private static final double TOLERANCE = 1e-5;
+
+    @ParameterizedTest(name = "{0}, {1} ranks, bucket {2} bytes")
+    @CsvSource({"linear, 2, 26214400", "mlp, 2, 26214400", "mlp, 3, 26214400", "mlp, 2, 8"})
+    @Timeout(120)
+    void shouldEndWithTheFullBatchWeightsWhenRanksTrainShardsFromDifferentStarts(final String kind, final int size,
+        final long bucketLength) throws Exception
+    {
+        final TrainingRun.Result reference = TrainingRun.train(null, kind, 16, SEED, STEPS, s -> s);
+        final List<TrainingRun.Result> ranks = trainInOneJvm(size,
+            rank -> kind, rank -> 16, s -> s.bucketLength(bucketLength));
+        for (int rank = 0; rank < size; rank++)
+        {
+            final TrainingRun.Result result = ranks.get(rank);
+            final double difference = TrainingRun.maxRelativeDifference(result.weights(), reference.weights());
+            System.out.printf("%s %d ranks bucket %d: rank %d max relative difference %.3g, %d buckets%n", kind,
+                size, bucketLength, rank, difference, result.bucketCount());
+            assertTrue(difference <= TOLERANCE, "rank " + rank + ": " + difference);
+            // the ranks hold the same averages and take the same step: equal bit for bit
+            for (int p = 0; p < result.weights().length; p++)
+            {
+                assertArrayEquals(ranks.get(0).weights()[p], result.weights()[p], "rank " + rank + " parameter " + p);
+            }
+        }
+        assertTrue(TrainingRun.maxRelativeDifference(reference.initial(), reference.weights()) > 1e-3,
+            "the weights moved");
+        assertTrue(TrainingRun.maxRelativeDifference(ranks.get(1).initial(), reference.initial()) > 0.1,
+            "rank 1 started elsewhere");
+        if (bucketLength == 8)
+        {
+            // 16x4 + 16 + 1x16 + 1 floats, two per bucket: every parameter but the last spans buckets
+            assertEquals((16 * 4 + 16 + 16 + 1 + 1) / 2, ranks.get(0).bucketCount());
+        }
+        else
+        {
+            assertEquals(1, ranks.get(0).bucketCount());
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldFailEveryRankNamingTheParameterWhenTheModelsDiffer() throws Exception
+    {
+        final ExecutionException[] failures = new ExecutionException[2];
+        try
+        {
+            trainInOneJvm(2, rank -> "mlp", rank -> rank == 0 ? 16 : 8, s -> s);
+        }
+        catch (final MultiFailure ex)
+        {
+            System.arraycopy(ex.failures, 0, failures, 0, 2);
+        }
+        for (int rank = 0; rank < 2; rank++)
+        {
+            assertTrue(failures[rank] != null, "rank " + rank + " failed");
+            final JcclInvalidUsageException error = assertInstanceOf(JcclInvalidUsageException.class,
+                failures[rank].getCause());
+            assertEquals("the ranks' models differ at parameter #0 of block.getParameters(): rank 0 has " +
+                "01Linear_weight (16, 4) float32; rank 1 has 01Linear_weight (8, 4) float32", error.getMessage());
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldNameTheMissingParameterWhenOneRankHasFewer() throws Exception
+    {
+        final ExecutionException[] failures = new ExecutionException[2];
+        try
+        {
+            trainInOneJvm(2, rank -> rank == 0 ? "mlp" : "linear", rank -> 16, s -> s);
+        }
+        catch (final MultiFailure ex)
+        {
+            System.arraycopy(ex.failures, 0, failures, 0, 2);
+        }
+        for (int rank = 0; rank < 2; rank++)
+        {
+            final JcclInvalidUsageException error = assertInstanceOf(JcclInvalidUsageException.class,
+                failures[rank].getCause());
+            assertTrue(error.getMessage().contains("rank 0 has 01Linear_weight (16, 4) float32; rank 1 has " +
+                "weight (1, 4) float32"), error.getMessage());
+        }
+    }
+
+    /**
+     * The sync writes averages into the arrays' own memory: later changes to jccl's buffer must not reach them (as
+     * they would through {@code NDArray.set(ByteBuffer)}, which on PyTorch makes the buffer the tensor's storage).
+     */
+    @Test
+    void shouldCopyIntoTheArrayWhenTheSourceChangesAfterwards()
+    {
+        try (NDManager manager = NDManager.newBaseManager("PyTorch"))
+        {
+            final NDArray viaView = manager.zeros(new Shape(4));
+            final NDArray viaCopy = manager.zeros(new Shape(4));
+            final ByteBuffer buffer = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder());
+            buffer.asFloatBuffer().put(new float[] {1, 2, 3, 4});
+            assertTrue(ArrayMemory.copyInto(viaView, buffer, true, true), "a CPU array's memory is written in place");
+            assertFalse(ArrayMemory.copyInto(viaCopy, buffer, false, false));
+            buffer.asFloatBuffer().put(new float[] {9, 9, 9, 9});
+            assertArrayEquals(new float[] {1, 2, 3, 4}, viaView.toFloatArray());
+            assertArrayEquals(new float[] {1, 2, 3, 4}, viaCopy.toFloatArray());
+            assertArrayEquals(new float[] {2, 3, 4, 5}, viaView.add(1f).toFloatArray(), "the engine sees it");
+            assertEquals(0, buffer.position(), "the source is left as it was");
+        }
+    }
+
+    private static List<TrainingRun.Result> trainInOneJvm(final int size, final IntFunction<String> kind,
+        final IntFunction<Integer> hidden, final UnaryOperator<JcclGradientSync> options) throws Exception
+    {
+        final Communicator[] comms = Jccl.initAll(size);
+        final ExecutorService threads = Executors.newFixedThreadPool(size);
+        try
+        {
+            final List<Future<TrainingRun.Result>> futures = new ArrayList<>();
+            for (int rank = 0; rank < size; rank++)
+            {
+                final int r = rank;
+                futures.add(threads.submit(() -> TrainingRun.train(comms[r], kind.apply(r), hidden.apply(r),
+                    SEED + r, STEPS, options)));
+            }
+            final List<TrainingRun.Result> results = new ArrayList<>();
+            final ExecutionException[] failures = new ExecutionException[size];
+            boolean failed = false;
+            for (int rank = 0; rank < size; rank++)
+            {
+                try
+                {
+                    results.add(futures.get(rank).get(90, TimeUnit.SECONDS));
+                }
+                catch (final ExecutionException ex)
+                {
+                    failures[rank] = ex;
+                    failed = true;
+                }
+            }
+            if (failed)
+            {
+                throw new MultiFailure(failures);
+            }
+            return results;
+        }
+        finally
+        {
+            threads.shutdownNow();
+            for (final Communicator comm : comms)
+            {
+                comm.close();
+            }
+        }
+    }
+
+    /** Some ranks failed: each one's failure, by rank (null where a rank succeeded). */
+    private static final class MultiFailure extends Exception
+    {
+        private static final long serialVersionUID = 1L;
+        private final transient ExecutionException[] failures;
+
+        MultiFailure(final ExecutionException[] failures)
+        {
+            super("ranks failed");
+            this.failures = failures;
+        }
+    }
+}
