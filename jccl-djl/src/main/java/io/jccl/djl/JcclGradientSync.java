@@ -9,8 +9,11 @@ import ai.djl.training.dataset.Batch;
 import ai.djl.training.listener.TrainingListener;
 import ai.djl.util.Pair;
 import io.jccl.Communicator;
+import io.jccl.DataType;
+import io.jccl.HostBuffer;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.JcclInvalidUsageException;
+import io.jccl.ReduceOp;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -72,6 +75,7 @@ public final class JcclGradientSync implements TrainingListener, AutoCloseable
     private boolean registered;
     private GradientBuckets buckets;
     private long syncs;
+    private HostBuffer scalar;
 
     private JcclGradientSync(final Communicator communicator)
     {
@@ -197,6 +201,26 @@ public final class JcclGradientSync implements TrainingListener, AutoCloseable
         ParameterAgreement.checkSameParameters(communicator, parameters);
         ParameterAgreement.broadcast(communicator, parameters, rank);
         inAgreement = true;
+    }
+
+    /**
+     * The average of a value over the ranks, for logging the training loss or an evaluator's value as one process
+     * would see it (each rank holding the mean over its equal shard). A collective: every rank calls it at the same
+     * point of its loop, in the same order as its other calls on this communicator.
+     *
+     * @param value this rank's value.
+     * @return the mean of every rank's value (float64; the same on every rank).
+     * @throws io.jccl.JcclException if the AllReduce fails.
+     */
+    public double averageAcrossRanks(final double value)
+    {
+        if (scalar == null)
+        {
+            scalar = HostBuffer.allocate(Double.BYTES);
+        }
+        scalar.byteBuffer().putDouble(0, value);
+        communicator.allReduce(scalar, scalar, 1, DataType.FLOAT64, ReduceOp.AVG);
+        return scalar.byteBuffer().getDouble(0);
     }
 
     /**
