@@ -13,6 +13,8 @@ import io.jccl.Work;
 import io.jccl.core.Jccl;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
 import java.util.Arrays;
 import java.util.List;
 
@@ -35,6 +37,8 @@ final class GradientBuckets implements AutoCloseable
     private final Parameter[] parameters;
     private final long[] offsets;
     private final DataType type;
+    private final DataType gradientType;
+    private ByteBuffer widened;
     private final HostBuffer memory;
     private final ByteBuffer bytes;
     private final HostBuffer[] buckets;
@@ -47,14 +51,25 @@ final class GradientBuckets implements AutoCloseable
      * @param communicator the ranks to average over.
      * @param trainable    the parameters whose gradients are averaged, in {@code block.getParameters()} order.
      * @param bucketLength the most bytes of one bucket (rounded down to whole elements, at least one element).
-     * @throws JcclInvalidArgumentException if the parameters' types differ or are not floating point, or their
-     *                                      gradients exceed one host buffer.
+     * @param compression  the type gradients travel in, FLOAT16 or BFLOAT16 for float32 gradients; null for their
+     *                     own type.
+     * @throws JcclInvalidArgumentException if the parameters' types differ or are not floating point, the
+     *                                      compression does not apply to them, or their gradients exceed one host
+     *                                      buffer.
      */
-    GradientBuckets(final Communicator communicator, final List<Parameter> trainable, final long bucketLength)
+    GradientBuckets(final Communicator communicator, final List<Parameter> trainable, final long bucketLength,
+        final DataType compression)
     {
         this.communicator = communicator;
         this.parameters = trainable.toArray(new Parameter[0]);
-        this.type = elementType(parameters);
+        this.gradientType = elementType(parameters);
+        if (compression != null && compression != gradientType && (gradientType != DataType.FLOAT32 ||
+            (compression != DataType.FLOAT16 && compression != DataType.BFLOAT16)))
+        {
+            throw new JcclInvalidArgumentException("compression=" + compression + " does not apply to " +
+                gradientType + " gradients: float32 gradients may travel as float16 or bfloat16");
+        }
+        this.type = compression == null ? gradientType : compression;
         this.offsets = new long[parameters.length + 1];
         for (int i = 0; i < parameters.length; i++)
         {
@@ -69,7 +84,7 @@ final class GradientBuckets implements AutoCloseable
         final long bucketBytes = Math.max(1, bucketLength / type.byteSize()) * type.byteSize();
         final int bucketCount = (int)((total + bucketBytes - 1) / bucketBytes);
         this.memory = Jccl.allocate(total);
-        this.bytes = memory.byteBuffer().duplicate();
+        this.bytes = memory.byteBuffer().duplicate().order(ByteOrder.nativeOrder());
         this.buckets = new HostBuffer[bucketCount];
         this.bucketEnds = new long[bucketCount];
         this.works = new Work[bucketCount];
@@ -139,13 +154,31 @@ final class GradientBuckets implements AutoCloseable
         try (NDArray gradient = parameters[i].getArray().getGradient())
         {
             final ByteBuffer source = gradient.toByteBuffer(true);
-            if (source.remaining() != length)
+            if (source.remaining() != length / type.byteSize() * gradientType.byteSize())
             {
                 throw new IllegalStateException("the gradient of " + parameters[i].getName() + " has " +
-                    source.remaining() + " bytes, expected " + length);
+                    source.remaining() + " bytes, expected " + length / type.byteSize() * gradientType.byteSize());
             }
-            bytes.clear().position(offset).limit(offset + length);
-            bytes.put(source);
+            if (type == gradientType)
+            {
+                bytes.clear().position(offset).limit(offset + length);
+                bytes.put(source);
+            }
+            else
+            {
+                narrow(source.order(ByteOrder.nativeOrder()).asFloatBuffer(), offset);
+            }
+        }
+    }
+
+    private void narrow(final FloatBuffer source, final int offset)
+    {
+        final int count = source.remaining();
+        final boolean bfloat16 = type == DataType.BFLOAT16;
+        for (int k = 0; k < count; k++)
+        {
+            final float value = source.get(k);
+            bytes.putShort(offset + 2 * k, bfloat16 ? NarrowFloats.toBfloat16(value) : NarrowFloats.toFloat16(value));
         }
     }
 
@@ -153,11 +186,35 @@ final class GradientBuckets implements AutoCloseable
     {
         final int offset = (int)offsets[i];
         final int length = (int)(offsets[i + 1] - offsets[i]);
+        final ByteBuffer averages = type == gradientType ? bytes.slice(offset, length) : widen(offset, length);
         try (NDArray gradient = parameters[i].getArray().getGradient())
         {
             // verified at the first sync; later ones write through the array's memory without reading it back
-            throughView[i] = ArrayMemory.copyInto(gradient, bytes.slice(offset, length), throughView[i], !checked);
+            throughView[i] = ArrayMemory.copyInto(gradient, averages, throughView[i], !checked);
         }
+    }
+
+    /** The 16-bit averages at [offset, offset + length) as float32, in a staging buffer made once. */
+    private ByteBuffer widen(final int offset, final int length)
+    {
+        final int count = length / 2;
+        if (widened == null || widened.capacity() < count * Float.BYTES)
+        {
+            int largest = 0;
+            for (int p = 0; p < parameters.length; p++)
+            {
+                largest = Math.max(largest, (int)(offsets[p + 1] - offsets[p]) / 2);
+            }
+            widened = ByteBuffer.allocateDirect(largest * Float.BYTES).order(ByteOrder.nativeOrder());
+        }
+        final boolean bfloat16 = type == DataType.BFLOAT16;
+        for (int k = 0; k < count; k++)
+        {
+            final short bits = bytes.getShort(offset + 2 * k);
+            widened.putFloat(k * Float.BYTES, bfloat16 ? NarrowFloats.fromBfloat16(bits) :
+                NarrowFloats.fromFloat16(bits));
+        }
+        return widened.slice(0, count * Float.BYTES);
     }
 
     private static DataType elementType(final Parameter[] parameters)

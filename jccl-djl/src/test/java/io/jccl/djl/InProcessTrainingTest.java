@@ -4,6 +4,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import io.jccl.Communicator;
+import io.jccl.DataType;
 import io.jccl.JcclInvalidUsageException;
 import io.jccl.core.Jccl;
 import org.junit.jupiter.api.Test;
@@ -74,6 +75,28 @@ class InProcessTrainingTest
         else
         {
             assertEquals(1, ranks.get(0).bucketCount());
+        }
+    }
+
+    /**
+     * 16-bit gradients: within the type's precision of the full-batch run (a few units of its last place per step),
+     * and not exact, which shows they did travel narrowed.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"BFLOAT16, 4e-3", "FLOAT16, 5e-4"})
+    @Timeout(120)
+    void shouldEndNearTheFullBatchWeightsWhenGradientsTravelIn16Bits(final DataType type, final double tolerance)
+        throws Exception
+    {
+        final TrainingRun.Result reference = TrainingRun.train(null, "mlp", 16, SEED, STEPS, s -> s);
+        final List<TrainingRun.Result> ranks = trainInOneJvm(2, rank -> "mlp", rank -> 16,
+            s -> s.compression(type).bucketLength(100));
+        final double difference = TrainingRun.maxRelativeDifference(ranks.get(0).weights(), reference.weights());
+        System.out.printf("mlp 2 ranks %s gradients: max relative difference %.3g%n", type, difference);
+        assertTrue(difference <= tolerance && difference > 1e-7, type + ": " + difference);
+        for (int p = 0; p < reference.weights().length; p++)
+        {
+            assertArrayEquals(ranks.get(0).weights()[p], ranks.get(1).weights()[p], "parameter " + p);
         }
     }
 

@@ -83,7 +83,8 @@ final class TrainingRun
         try (Model model = Model.newInstance("dp-" + kind + "-" + rank, Device.cpu(), "PyTorch"))
         {
             model.setBlock(block(kind, hidden));
-            final JcclGradientSync sync = communicator == null ? null : options.apply(JcclGradientSync.of(communicator));
+            final JcclGradientSync sync = communicator == null ? null :
+                options.apply(JcclGradientSync.of(communicator));
             final DefaultTrainingConfig config = new DefaultTrainingConfig(Loss.l2Loss())
                 .optOptimizer(Optimizer.sgd().setLearningRateTracker(Tracker.fixed(LEARNING_RATE)).build())
                 .optDevices(new Device[] {Device.cpu()});
