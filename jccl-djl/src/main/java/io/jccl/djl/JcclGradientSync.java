@@ -78,6 +78,7 @@ public final class JcclGradientSync implements TrainingListener, AutoCloseable
     private GradientBuckets buckets;
     private long syncs;
     private HostBuffer scalar;
+    private boolean skipping;
 
     private JcclGradientSync(final Communicator communicator)
     {
@@ -235,6 +236,57 @@ public final class JcclGradientSync implements TrainingListener, AutoCloseable
     }
 
     /**
+     * Gradient accumulation without communication (DistributedDataParallel's {@code no_sync}): batches trained
+     * inside the scope keep their gradients local, where DJL adds them up (it zeroes them only in {@code step()}),
+     * and the first batch trained after it averages the sum across ranks. For k micro-batches per step: train k - 1
+     * inside the scope, the k-th after it, then {@code step()}. The gradients are then the sum of the k batches'
+     * gradients: scale the learning rate or the loss by 1/k for the mean. Every rank must use the same scopes.
+     * <pre>{@code
+     * try (JcclGradientSync.NoSync scope = sync.noSync())
+     * {
+     *     sync.trainBatch(trainer, micro[0]);
+     *     sync.trainBatch(trainer, micro[1]);
+     * }
+     * sync.trainBatch(trainer, micro[2]);                 // averages the three batches' gradients
+     * trainer.step();
+     * }</pre>
+     *
+     * @return the scope; closing it makes later batches synchronise again.
+     * @throws JcclInvalidUsageException if a scope of this sync is open already.
+     */
+    public NoSync noSync()
+    {
+        if (skipping)
+        {
+            throw new JcclInvalidUsageException("a noSync scope of this JcclGradientSync is open already");
+        }
+        skipping = true;
+        return new NoSync(this);
+    }
+
+    /** A {@link #noSync()} scope: while it is open, batches keep their gradients local. */
+    public static final class NoSync implements AutoCloseable
+    {
+        private JcclGradientSync sync;
+
+        private NoSync(final JcclGradientSync sync)
+        {
+            this.sync = sync;
+        }
+
+        /** Ends the scope: the next batch averages the gradients accumulated so far. Idempotent. */
+        @Override
+        public void close()
+        {
+            if (sync != null)
+            {
+                sync.skipping = false;
+                sync = null;
+            }
+        }
+    }
+
+    /**
      * The average of a value over the ranks, for logging the training loss or an evaluator's value as one process
      * would see it (each rank holding the mean over its equal shard). A collective: every rank calls it at the same
      * point of its loop, in the same order as its other calls on this communicator.
@@ -304,7 +356,8 @@ public final class JcclGradientSync implements TrainingListener, AutoCloseable
 
     /**
      * Averages every trainable parameter's gradient across the ranks (after the batch's backward pass, before
-     * {@code step()}); at the first batch, first makes sure the ranks start in agreement (see the class comment).
+     * {@code step()}), unless a {@link #noSync()} scope is open; at the first batch, first makes sure the ranks start
+     * in agreement (see the class comment).
      *
      * @param trainer   this rank's trainer.
      * @param batchData the batch (unused).
@@ -314,6 +367,10 @@ public final class JcclGradientSync implements TrainingListener, AutoCloseable
     {
         // the backward pass is over: let the next rank of this JVM start its own while this one communicates
         releaseCollector();
+        if (skipping)
+        {
+            return;
+        }
         if (trainer.getDevices().length != 1)
         {
             throw new JcclInvalidUsageException("the trainer has " + trainer.getDevices().length + " devices: " +

@@ -100,6 +100,44 @@ class InProcessTrainingTest
         }
     }
 
+    /** Three micro-batches a step, two of them under noSync: one AllReduce a step, the full batch's weights. */
+    @Test
+    @Timeout(120)
+    void shouldEqualOneLargeBatchWhenMicroBatchesAccumulateUnderNoSync() throws Exception
+    {
+        final int micro = 3;
+        final TrainingRun.Result reference = TrainingRun.train(null, "mlp", 16, SEED, STEPS, s -> s);
+        final Communicator[] comms = Jccl.initAll(2);
+        final ExecutorService threads = Executors.newFixedThreadPool(2);
+        try
+        {
+            final List<Future<TrainingRun.Result>> futures = new ArrayList<>();
+            for (int rank = 0; rank < 2; rank++)
+            {
+                final int r = rank;
+                futures.add(threads.submit(() -> TrainingRun.train(comms[r], "mlp", 16, SEED + r, STEPS, micro,
+                    s -> s)));
+            }
+            for (int rank = 0; rank < 2; rank++)
+            {
+                final TrainingRun.Result result = futures.get(rank).get(90, TimeUnit.SECONDS);
+                final double difference = TrainingRun.maxRelativeDifference(result.weights(), reference.weights());
+                System.out.printf("mlp 2 ranks, %d micro-batches under noSync: rank %d max relative difference %.3g%n",
+                    micro, rank, difference);
+                assertTrue(difference <= TOLERANCE, "rank " + rank + ": " + difference);
+                assertEquals(STEPS, result.syncCount(), "one sync a step, not one a micro-batch");
+            }
+        }
+        finally
+        {
+            threads.shutdownNow();
+            for (final Communicator comm : comms)
+            {
+                comm.close();
+            }
+        }
+    }
+
     @Test
     @Timeout(120)
     void shouldFailEveryRankNamingTheParameterWhenTheModelsDiffer() throws Exception

@@ -78,6 +78,25 @@ final class TrainingRun
     static Result train(final Communicator communicator, final String kind, final int hidden, final long initSeed,
         final int steps, final UnaryOperator<JcclGradientSync> options)
     {
+        return train(communicator, kind, hidden, initSeed, steps, 1, options);
+    }
+
+    /**
+     * Trains with each rank's rows of a step split into micro-batches, all but the last trained inside
+     * {@link JcclGradientSync#noSync()}, and the learning rate divided by their count (the gradients add up).
+     *
+     * @param communicator the ranks (not null).
+     * @param kind         see {@link #block}.
+     * @param hidden       the MLP's hidden width.
+     * @param initSeed     seeds this rank's initial weights.
+     * @param steps        optimizer steps.
+     * @param micro        micro-batches per step; divides the rank's rows.
+     * @param options      sets the sync's options.
+     * @return the weights.
+     */
+    static Result train(final Communicator communicator, final String kind, final int hidden, final long initSeed,
+        final int steps, final int micro, final UnaryOperator<JcclGradientSync> options)
+    {
         final int rank = communicator == null ? 0 : communicator.rank();
         final int size = communicator == null ? 1 : communicator.size();
         try (Model model = Model.newInstance("dp-" + kind + "-" + rank, Device.cpu(), "PyTorch"))
@@ -86,7 +105,7 @@ final class TrainingRun
             final JcclGradientSync sync = communicator == null ? null :
                 options.apply(JcclGradientSync.of(communicator));
             final DefaultTrainingConfig config = new DefaultTrainingConfig(Loss.l2Loss())
-                .optOptimizer(Optimizer.sgd().setLearningRateTracker(Tracker.fixed(LEARNING_RATE)).build())
+                .optOptimizer(Optimizer.sgd().setLearningRateTracker(Tracker.fixed(LEARNING_RATE / micro)).build())
                 .optDevices(new Device[] {Device.cpu()});
             if (sync != null)
             {
@@ -96,29 +115,41 @@ final class TrainingRun
             {
                 trainer.initialize(new Shape(1, FEATURES));
                 final float[][] initial = setRandomWeights(model, initSeed);
-                final int rows = SAMPLES / size;
+                final int rows = SAMPLES / size / micro;
                 for (int step = 0; step < steps; step++)
                 {
                     try (NDManager manager = trainer.getManager().newSubManager())
                     {
                         final float[][] data = globalBatch(step);
-                        final NDArray x = manager.create(slice(data[0], rank * rows * FEATURES, rows * FEATURES),
-                            new Shape(rows, FEATURES));
-                        final NDArray y = manager.create(slice(data[1], rank * rows, rows), new Shape(rows, 1));
-                        final Batch batch = new Batch(manager, new NDList(x), new NDList(y), rows, Batchifier.STACK,
-                            Batchifier.STACK, step, steps);
-                        if (sync == null)
+                        for (int m = 0; m < micro; m++)
                         {
-                            EasyTrain.trainBatch(trainer, batch);
-                        }
-                        else
-                        {
-                            sync.trainBatch(trainer, batch);
+                            final int first = (rank * micro + m) * rows;
+                            final NDArray x = manager.create(slice(data[0], first * FEATURES, rows * FEATURES),
+                                new Shape(rows, FEATURES));
+                            final NDArray y = manager.create(slice(data[1], first, rows), new Shape(rows, 1));
+                            final Batch batch = new Batch(manager, new NDList(x), new NDList(y), rows,
+                                Batchifier.STACK, Batchifier.STACK, step, steps);
+                            if (sync == null)
+                            {
+                                EasyTrain.trainBatch(trainer, batch);
+                            }
+                            else if (m < micro - 1)
+                            {
+                                try (JcclGradientSync.NoSync scope = sync.noSync())
+                                {
+                                    sync.trainBatch(trainer, batch);
+                                }
+                            }
+                            else
+                            {
+                                sync.trainBatch(trainer, batch);
+                            }
                         }
                         trainer.step();
                     }
                 }
-                return new Result(weights(model), initial, sync == null ? 0 : sync.bucketCount());
+                return new Result(weights(model), initial, sync == null ? 0 : sync.bucketCount(),
+                    sync == null ? 0 : sync.syncCount());
             }
         }
     }
@@ -129,8 +160,9 @@ final class TrainingRun
      * @param weights     the trained weights, in parameter order.
      * @param initial     the weights before training.
      * @param bucketCount the buckets one sync used (0 without a sync).
+     * @param syncCount   the batches whose gradients were averaged (0 without a sync).
      */
-    record Result(float[][] weights, float[][] initial, int bucketCount)
+    record Result(float[][] weights, float[][] initial, int bucketCount, long syncCount)
     {
     }
 
