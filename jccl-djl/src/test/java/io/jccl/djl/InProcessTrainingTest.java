@@ -116,7 +116,7 @@ class InProcessTrainingTest
             {
                 final int r = rank;
                 futures.add(threads.submit(() -> TrainingRun.train(comms[r], "mlp", 16, SEED + r, STEPS, micro,
-                    s -> s)));
+                    s -> s, step -> { })));
             }
             for (int rank = 0; rank < 2; rank++)
             {

@@ -1,6 +1,7 @@
 package io.jccl.djl;
 
 import io.jccl.UniqueId;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -67,8 +68,43 @@ class MultiProcessTrainingTest
         }
     }
 
+    /** A rank that dies mid-training breaks the other's next step within the deadline, naming it; nothing hangs. */
+    @Test
+    @Timeout(120)
+    void shouldFailTheSurvivorNamingTheDeadRankWhenARankDiesMidTraining(@TempDir final Path directory)
+        throws Exception
+    {
+        final UniqueId id = UniqueId.create("127.0.0.1", freePort());
+        final Process survivor = start(0, 2, id, directory, "mlp", 1024);
+        final Process victim = start(1, 2, id, directory, "mlp", 1024, "2");
+        try
+        {
+            assertTrue(victim.waitFor(90, TimeUnit.SECONDS), "the victim died");
+            assertEquals(9, victim.exitValue());
+            final long diedNs = System.nanoTime();
+            assertTrue(survivor.waitFor(60, TimeUnit.SECONDS), "the survivor ended: " + log(directory, 0));
+            final long failedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - diedNs);
+            final String log = log(directory, 0);
+            System.out.printf("survivor failed %d ms after rank 1 died: %s%n", failedMs,
+                log.lines().filter(l -> l.startsWith("FAILED")).findFirst().orElse(""));
+            assertEquals(3, survivor.exitValue(), log);
+            assertTrue(log.lines().anyMatch(l -> l.startsWith("FAILED") && l.contains("rank 1")), log);
+            assertTrue(log.contains("rank 0 step 2"), "it had reached the step the victim died in: " + log);
+        }
+        finally
+        {
+            survivor.destroyForcibly();
+            victim.destroyForcibly();
+        }
+    }
+
+    private static String log(final Path directory, final int rank) throws IOException
+    {
+        return Files.readString(directory.resolve("rank" + rank + ".log"));
+    }
+
     private static Process start(final int rank, final int size, final UniqueId id, final Path directory,
-        final String kind, final long bucketLength) throws IOException
+        final String kind, final long bucketLength, final String... extra) throws IOException
     {
         final List<String> command = new ArrayList<>(List.of(
             Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -83,12 +119,13 @@ class MultiProcessTrainingTest
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), DataParallelChild.class.getName(), kind,
             Integer.toString(HIDDEN), Integer.toString(STEPS), Long.toString(bucketLength), Long.toString(SEED),
             directory.resolve("rank" + rank + ".weights").toString()));
+        command.addAll(List.of(extra));
         final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
             .redirectOutput(directory.resolve("rank" + rank + ".log").toFile());
         builder.environment().put("JCCL_RANK", Integer.toString(rank));
         builder.environment().put("JCCL_WORLD_SIZE", Integer.toString(size));
         builder.environment().put("JCCL_COMM_ID", id.toString());
-        builder.environment().put("JCCL_TIMEOUT_MS", "120000");
+        builder.environment().put("JCCL_TIMEOUT_MS", "20000");
         return builder.start();
     }
 

@@ -25,6 +25,7 @@ import io.jccl.Communicator;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.function.IntConsumer;
 import java.util.function.UnaryOperator;
 
 /**
@@ -78,7 +79,7 @@ final class TrainingRun
     static Result train(final Communicator communicator, final String kind, final int hidden, final long initSeed,
         final int steps, final UnaryOperator<JcclGradientSync> options)
     {
-        return train(communicator, kind, hidden, initSeed, steps, 1, options);
+        return train(communicator, kind, hidden, initSeed, steps, 1, options, step -> { });
     }
 
     /**
@@ -92,10 +93,11 @@ final class TrainingRun
      * @param steps        optimizer steps.
      * @param micro        micro-batches per step; divides the rank's rows.
      * @param options      sets the sync's options.
+     * @param beforeStep   called with each step's number before it trains.
      * @return the weights.
      */
     static Result train(final Communicator communicator, final String kind, final int hidden, final long initSeed,
-        final int steps, final int micro, final UnaryOperator<JcclGradientSync> options)
+        final int steps, final int micro, final UnaryOperator<JcclGradientSync> options, final IntConsumer beforeStep)
     {
         final int rank = communicator == null ? 0 : communicator.rank();
         final int size = communicator == null ? 1 : communicator.size();
@@ -118,6 +120,7 @@ final class TrainingRun
                 final int rows = SAMPLES / size / micro;
                 for (int step = 0; step < steps; step++)
                 {
+                    beforeStep.accept(step);
                     try (NDManager manager = trainer.getManager().newSubManager())
                     {
                         final float[][] data = globalBatch(step);
