@@ -46,6 +46,9 @@ final class GradientBuckets implements AutoCloseable
     private final Work[] works;
     private final boolean[] throughView;
     private boolean checked;
+    private long lastPackNs;
+    private long lastWaitNs;
+    private long lastUnpackNs;
 
     /**
      * @param communicator the ranks to average over.
@@ -117,6 +120,7 @@ final class GradientBuckets implements AutoCloseable
      */
     void averageGradients()
     {
+        final long startNs = System.nanoTime();
         int started = 0;
         for (int i = 0; i < parameters.length; i++)
         {
@@ -130,13 +134,17 @@ final class GradientBuckets implements AutoCloseable
                 started++;
             }
         }
+        final long packedNs = System.nanoTime();
+        long waitNs = 0;
         int unpacked = 0;
         final boolean first = !checked;
         for (int b = 0; b < buckets.length; b++)
         {
             final Work work = works[b];
             works[b] = null;
+            final long joinNs = System.nanoTime();
             work.join();
+            waitNs += System.nanoTime() - joinNs;
             // a parameter goes back once the bucket holding its last byte is done: the earlier ones are too
             while (unpacked < parameters.length && offsets[unpacked + 1] <= bucketEnds[b])
             {
@@ -145,6 +153,27 @@ final class GradientBuckets implements AutoCloseable
             }
         }
         checked = checked || first;
+        lastPackNs = packedNs - startNs;
+        lastWaitNs = waitNs;
+        lastUnpackNs = System.nanoTime() - packedNs - waitNs;
+    }
+
+    /** @return nanoseconds the last sync spent packing (and starting AllReduces). */
+    long lastPackNs()
+    {
+        return lastPackNs;
+    }
+
+    /** @return nanoseconds the last sync waited for AllReduces after packing. */
+    long lastWaitNs()
+    {
+        return lastWaitNs;
+    }
+
+    /** @return nanoseconds the last sync spent writing averages back. */
+    long lastUnpackNs()
+    {
+        return lastUnpackNs;
     }
 
     private void pack(final int i)

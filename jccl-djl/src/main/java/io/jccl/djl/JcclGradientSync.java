@@ -1,6 +1,7 @@
 package io.jccl.djl;
 
 import ai.djl.Model;
+import ai.djl.metric.Metrics;
 import ai.djl.nn.Parameter;
 import ai.djl.nn.ParameterList;
 import ai.djl.training.EasyTrain;
@@ -63,6 +64,15 @@ public final class JcclGradientSync implements TrainingListener, AutoCloseable
 {
     /** The default of {@link #bucketLength()}: 25 MiB, as DistributedDataParallel's {@code bucket_cap_mb}. */
     public static final long BUCKET_LENGTH_DEFAULT = 25L << 20;
+
+    /** The trainer's metric of each sync's nanoseconds (pack, AllReduce, unpack), where the trainer has metrics. */
+    public static final String SYNC_METRIC = "jccl_gradient_sync";
+    /** The trainer's metric of the nanoseconds a sync spent packing gradients and starting AllReduces. */
+    public static final String PACK_METRIC = "jccl_gradient_pack";
+    /** The trainer's metric of the nanoseconds a sync waited for its AllReduces once everything was packed. */
+    public static final String WAIT_METRIC = "jccl_gradient_wait";
+    /** The trainer's metric of the nanoseconds a sync spent writing the averages back. */
+    public static final String UNPACK_METRIC = "jccl_gradient_unpack";
 
     /** DJL's PyTorch engine: one gradient collector per JVM. Released by whichever thread's batch reaches sync. */
     private static final Semaphore COLLECTOR = new Semaphore(1);
@@ -394,7 +404,14 @@ public final class JcclGradientSync implements TrainingListener, AutoCloseable
         }
         final long startNs = System.nanoTime();
         buckets.averageGradients();
-        trainer.addMetric("jccl_gradient_sync", startNs);
+        trainer.addMetric(SYNC_METRIC, startNs);
+        final Metrics metrics = trainer.getMetrics();
+        if (metrics != null)
+        {
+            metrics.addMetric(PACK_METRIC, buckets.lastPackNs());
+            metrics.addMetric(WAIT_METRIC, buckets.lastWaitNs());
+            metrics.addMetric(UNPACK_METRIC, buckets.lastUnpackNs());
+        }
         syncs++;
     }
 
