@@ -11,6 +11,7 @@ import io.jccl.Work;
 import io.jccl.core.CollectiveGrid.Drive;
 import io.jccl.core.CollectiveGrid.GridCase;
 import io.jccl.testkit.ElementBuffers;
+import io.jccl.testkit.NarrowFloat;
 import io.jccl.testkit.ReferenceArithmetic;
 import io.jccl.testkit.ReferenceCollectives;
 

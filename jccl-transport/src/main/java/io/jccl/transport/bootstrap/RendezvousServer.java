@@ -44,6 +44,9 @@ import static io.jccl.transport.bootstrap.BootstrapProtocol.typeName;
  * the magic, the version and the secret within {@link BootstrapProtocol#HELLO_TIMEOUT_MS}, drop everything else
  * (logged) and keep listening, then send every rank the table. One selector serves the listening socket, the
  * strangers and the admitted ranks, so a silent or slow stranger holds up nobody.
+ * <p>
+ * About 600 lines on purpose: one job, the server side of the rendezvous; most of it is refusing hostile or broken
+ * input, each case with its own message, on the one selector.
  */
 final class RendezvousServer
 {

@@ -60,6 +60,9 @@ import java.util.function.Consumer;
  * <p>
  * The work runs on the process's one network thread ({@link NetRuntime}), which also runs Aeron's driver and client
  * conductor. Nothing on its path allocates per fragment.
+ * <p>
+ * Over 600 lines on purpose: one job, the wire protocol of slots and credits; its send and receive rings share the
+ * connection keys, the header layout and the failure path, and their fields are read by the network thread alone.
  */
 public final class NetTransport implements Transport<HostConnection>
 {
