@@ -5,6 +5,7 @@ import io.jccl.JcclException;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.ReduceOp;
 import io.jccl.core.Context;
+import io.jccl.core.Jccl;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
@@ -750,7 +751,7 @@ public final class BenchOptions
             if (EMULATED_DEVICE.equalsIgnoreCase(jccl.device))
             {
                 // between processes the double's device memory must be mappable by the peers, as CUDA IPC's is
-                cuda = processCount > 1 ? io.jccl.kernels.cuda.EmulatedCuda.shareable(java.nio.file.Path.of("/dev/shm"))
+                cuda = processCount > 1 ? io.jccl.kernels.cuda.EmulatedCuda.shareable(Jccl.sharedMemoryDirectory())
                     : new io.jccl.kernels.cuda.EmulatedCuda();
                 cudaResolved = true;
                 return cuda;

@@ -159,17 +159,12 @@ final class LocalCommunicator implements Communicator
         {
             throw new JcclInvalidUsageException("communicator of rank " + rank + " is closed");
         }
-        final JcclException broken = brokenBy();
+        final JcclException broken = group.failure();
         if (broken != null)
         {
             throw new JcclInvalidUsageException("communicator of rank " + rank + " is broken by an earlier " +
                 "error (abort it and create a new one): " + broken.getMessage(), broken);
         }
-    }
-
-    private JcclException brokenBy()
-    {
-        return group.failure();
     }
 
     /**
@@ -267,7 +262,7 @@ final class LocalCommunicator implements Communicator
                 // numbered in queue order by the one thread that runs them
                 call.seq = nextSeq++;
             }
-            final JcclException broken = brokenBy();
+            final JcclException broken = group.failure();
             if (broken != null)
             {
                 finish(call, brokenCall(call, broken));
@@ -484,7 +479,7 @@ final class LocalCommunicator implements Communicator
      */
     private boolean bindAhead(final Call head, final Call call)
     {
-        final BoundShape known = call.count == 0 || brokenBy() != null ? null : binder.boundAhead(call);
+        final BoundShape known = call.count == 0 || group.failure() != null ? null : binder.boundAhead(call);
         if (known == null)
         {
             return false;
@@ -633,7 +628,7 @@ final class LocalCommunicator implements Communicator
     @Override
     public JcclException asyncError()
     {
-        return brokenBy();
+        return group.failure();
     }
 
     @Override

@@ -33,6 +33,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class MultiProcessTest
 {
+    /** Where jccl makes its shared files on this host ({@code /dev/shm}, or its fallback). */
+    private static final Path SHM = Jccl.sharedMemoryDirectory();
+
     @ParameterizedTest(name = "{0} processes, {1} memory")
     @CsvSource({"2, plain", "3, plain", "4, plain", "2, shared", "3, shared"})
     @Timeout(300)
@@ -41,11 +44,11 @@ class MultiProcessTest
     {
         final boolean shared = "shared".equals(memory);
         final UniqueId id = UniqueId.create("127.0.0.1", freePort());
-        if (size == 2 && Files.isDirectory(Path.of("/dev/shm")))
+        if (size == 2 && Files.isDirectory(SHM))
         {
             // as a crashed earlier run with the same rendezvous would leave them: empty, never mapped
-            Files.createFile(Path.of("/dev/shm", Jccl.sharedPrefix(id) + "-0-1-0-simple-p2p"));
-            Files.createFile(Path.of("/dev/shm", Jccl.sharedPrefix(id) + "-1-0-0-ll-p2p"));
+            Files.createFile(SHM.resolve(Jccl.sharedPrefix(id) + "-0-1-0-simple-p2p"));
+            Files.createFile(SHM.resolve(Jccl.sharedPrefix(id) + "-1-0-0-ll-p2p"));
         }
         final List<Process> children = new ArrayList<>();
         for (int rank = size - 1; rank >= 0; rank--)
@@ -116,7 +119,7 @@ class MultiProcessTest
         try
         {
             assertEquals("READY", firstLineStartingWith(out[victim], "READY"), "the victim ran one AllReduce");
-            if ("shared".equals(memory) && Files.isDirectory(Path.of("/dev/shm")))
+            if ("shared".equals(memory) && Files.isDirectory(SHM))
             {
                 assertEquals(2, buffersOf(ranks[victim].pid()).size(), "the victim's send and receive buffers");
             }
@@ -142,10 +145,10 @@ class MultiProcessTest
             {
                 p.destroyForcibly();
             }
-            if ("emulated-cuda".equals(memory) && Files.isDirectory(Path.of("/dev/shm")))
+            if ("emulated-cuda".equals(memory) && Files.isDirectory(SHM))
             {
                 // the killed rank's device memory (files of the double): the next double sweeps dead processes'
-                io.jccl.kernels.cuda.EmulatedCuda.shareable(Path.of("/dev/shm"));
+                io.jccl.kernels.cuda.EmulatedCuda.shareable(SHM);
             }
         }
     }
@@ -220,10 +223,10 @@ class MultiProcessTest
             {
                 p.destroyForcibly();
             }
-            if (Files.isDirectory(Path.of("/dev/shm")))
+            if (Files.isDirectory(SHM))
             {
                 // what a failing run left, so that it does not stay
-                ProcessGroupJoin.sweepStaleFifos(Path.of("/dev/shm"), Jccl.sharedPrefix(id));
+                ProcessGroupJoin.sweepStaleFifos(SHM, Jccl.sharedPrefix(id));
             }
         }
     }
@@ -237,7 +240,7 @@ class MultiProcessTest
     @Timeout(180)
     void shouldRemoveTheFifoFileOfRanksKilledDuringSetupWhenTheNextCommunicatorJoins() throws Exception
     {
-        final Path shm = Path.of("/dev/shm");
+        final Path shm = SHM;
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(shm), "no /dev/shm here");
         final UniqueId killedId = UniqueId.create("127.0.0.1", freePort());
         final Process[] killed = {start(0, 2, killedId, "late", "60000"), start(1, 2, killedId, "late", "60000")};
@@ -567,7 +570,7 @@ class MultiProcessTest
      */
     private static List<Path> buffersOf(final long pid) throws IOException
     {
-        final Path shm = Path.of("/dev/shm");
+        final Path shm = SHM;
         if (!Files.isDirectory(shm))
         {
             return List.of();
@@ -585,7 +588,7 @@ class MultiProcessTest
 
     static List<Path> leftovers(final UniqueId id) throws IOException
     {
-        final Path shm = Path.of("/dev/shm");
+        final Path shm = SHM;
         if (!Files.isDirectory(shm))
         {
             return List.of();
