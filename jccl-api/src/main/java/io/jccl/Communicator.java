@@ -196,7 +196,9 @@ public interface Communicator extends AutoCloseable
 
     /**
      * Ends every pending call of this communicator and of the ranks it shares calls with, with
-     * {@link JcclAbortedException}, and wakes every waiter. The communicator is unusable afterwards.
+     * {@link JcclAbortedException}, and wakes every waiter. Ranks in other processes are told, within milliseconds:
+     * their pending and later calls fail with a {@link JcclAbortedException} that names this rank as the one that
+     * aborted (not as dead). The communicator is unusable afterwards.
      */
     void abort();
 

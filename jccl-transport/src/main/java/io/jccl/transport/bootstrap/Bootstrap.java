@@ -1,6 +1,7 @@
 package io.jccl.transport.bootstrap;
 
 import io.jccl.JcclAbortedException;
+import io.jccl.JcclException;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.JcclInvalidUsageException;
 import io.jccl.JcclRemoteException;
@@ -21,11 +22,17 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
+import static io.jccl.transport.bootstrap.BootstrapProtocol.ABORT_NOTICE_MS;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.CLOSE_LINGER_MS;
+import static io.jccl.transport.bootstrap.BootstrapProtocol.FAILED;
+import static io.jccl.transport.bootstrap.BootstrapProtocol.FAILED_ABORTED;
+import static io.jccl.transport.bootstrap.BootstrapProtocol.FAILED_ERROR;
+import static io.jccl.transport.bootstrap.BootstrapProtocol.FAILED_TIMEOUT;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.GATHER;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.GATHERED;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.GATHER_FAILED;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.GOODBYE;
+import static io.jccl.transport.bootstrap.BootstrapProtocol.MAX_FAILED_REASON;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.MAX_FRAME_FROM_ROOT;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.NOTICE;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.encode;
@@ -41,7 +48,9 @@ import static io.jccl.transport.bootstrap.BootstrapProtocol.typeName;
  * hands the all-gather and notice frames back to this class). A peer that vanishes without a goodbye (its process
  * died, its host went away) is reported to the consumer set with {@link #onPeerFailure(Consumer)}: rank 0 sees the
  * end of that rank's connection and tells the others; the others see the end of rank 0's. A {@link #close()} says
- * goodbye first, so it is never reported as a failure. What the watch thread shares with the callers (the
+ * goodbye first, so it is never reported as a failure; an {@link #abort()} says that it aborted, reported as an
+ * abort, not a death; a failure found on one rank (its timeout) reaches the others through
+ * {@link #announceFailure(JcclException)}, so every rank fails with the first cause. What the watch thread shares with the callers (the
  * contributions and answers that arrived, who is gone and why) is kept under one lock, whose condition wakes the
  * waiting all-gathers and close.
  * <p>
@@ -212,14 +221,16 @@ public final class Bootstrap implements AutoCloseable
     }
 
     /**
-     * Sets who hears of dead peers. It is called on the watch thread, once per dead rank, with a message naming that
-     * rank; failures that happened before it was set are delivered at once, on the calling thread. It should return
-     * quickly (abort the communicator, set a flag); it may call {@link #close()}.
+     * Sets who hears of failed peers. It is called on the watch thread, once per dead rank (a
+     * {@link JcclRemoteException} naming it), once per rank that aborted (a {@link JcclAbortedException} naming it)
+     * and once per failure a rank announced ({@link #announceFailure(JcclException)}: the same kind of exception);
+     * failures that happened before it was set are delivered at once, on the calling thread. It should return
+     * quickly (fail the communicator, set a flag); it may call {@link #close()}.
      *
      * @param listener the consumer of failures; replaces any earlier one.
      * @throws JcclInvalidArgumentException if the listener is null.
      */
-    public void onPeerFailure(final Consumer<JcclRemoteException> listener)
+    public void onPeerFailure(final Consumer<JcclException> listener)
     {
         watch.onPeerFailure(listener);
     }
@@ -314,12 +325,54 @@ public final class Bootstrap implements AutoCloseable
     }
 
     /**
-     * Leaves without a goodbye, as a crash would: every peer's failure listener hears that this rank is gone (used
-     * by {@code abort()}, so ranks in other processes fail at once instead of at their deadline).
+     * Tells every peer, through rank 0, that this rank's communicator failed here, so that theirs fail at once with
+     * the same cause rather than each waiting out its own deadline: their failure listener gets an exception of the
+     * same kind (a {@link JcclTimeoutException} stays one) carrying this error's message, which names this rank.
+     * Quiet: a peer that cannot take it is dying, which the others hear of anyway.
+     *
+     * @param error the failure, found on this rank (never one that a peer reported: that would echo).
+     * @throws JcclInvalidArgumentException if the error is null.
+     */
+    public void announceFailure(final JcclException error)
+    {
+        if (error == null)
+        {
+            throw new JcclInvalidArgumentException("error is null");
+        }
+        final byte kind = error instanceof JcclAbortedException ? FAILED_ABORTED :
+            error instanceof JcclTimeoutException ? FAILED_TIMEOUT : FAILED_ERROR;
+        announce(kind, String.valueOf(error.getMessage()), timeoutMs);
+    }
+
+    /**
+     * Tells the peers that this rank aborted, then leaves at once without a goodbye: every peer's failure listener
+     * gets a {@link JcclAbortedException} naming this rank (within rank 0's relay, milliseconds), and never takes
+     * the closed connection for a death. Used by {@code abort()}.
      */
     public void abort()
     {
+        if (!closeStarted.get())
+        {
+            announce(FAILED_ABORTED, "rank " + rank + " aborted", Math.min(timeoutMs, ABORT_NOTICE_MS));
+        }
         crashForTest();
+    }
+
+    private void announce(final byte kind, final String reason, final long waitMs)
+    {
+        if (size == 1 || closeStarted.get())
+        {
+            return;
+        }
+        final String cut = reason.length() > MAX_FAILED_REASON ? reason.substring(0, MAX_FAILED_REASON) + "..." :
+            reason;
+        broadcast(FAILED, encode(
+            (out) ->
+            {
+                out.writeInt(rank);
+                out.writeByte(kind);
+                out.writeUTF(cut);
+            }), -1, waitMs);
     }
 
     /** Ends like a crashed process: closes every connection at once, without a goodbye. */
@@ -696,7 +749,12 @@ public final class Bootstrap implements AutoCloseable
      */
     void broadcast(final int type, final byte[] payload, final int except)
     {
-        final long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        broadcast(type, payload, except, timeoutMs);
+    }
+
+    private void broadcast(final int type, final byte[] payload, final int except, final long waitMs)
+    {
+        final long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
         for (final BootstrapLink link : links)
         {
             if (link != null && link.peer() != except && !link.isFinished())

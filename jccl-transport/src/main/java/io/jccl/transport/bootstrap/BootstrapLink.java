@@ -157,7 +157,7 @@ final class BootstrapLink
         }
     }
 
-    /** Notes that the other end said goodbye: its end of stream is a clean close. */
+    /** Notes that the other end said goodbye, or that it aborted and said so: its end of stream is not a death. */
     void goodbyeReceived()
     {
         goodbyeReceived = true;

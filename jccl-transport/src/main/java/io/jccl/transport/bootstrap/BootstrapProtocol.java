@@ -45,6 +45,9 @@ final class BootstrapProtocol
     /** How long {@code close()} waits, at most, for peers to acknowledge its goodbye. */
     static final long CLOSE_LINGER_MS = 2000;
 
+    /** How long {@code abort()} waits, at most, to hand its notice to the peers' connections before it closes them. */
+    static final long ABORT_NOTICE_MS = 500;
+
     /** The most bytes one rank may contribute to an all-gather. */
     static final int MAX_GATHER_LENGTH = 1024 * 1024;
 
@@ -76,6 +79,22 @@ final class BootstrapProtocol
     static final int RANK_LEFT = 10;
     /** Root to peer: a notice for the layer above (the online tuner's records), in order. */
     static final int NOTICE = 11;
+    /**
+     * A rank's communicator failed there (its own timeout, its abort, an error it found): int rank where it
+     * failed, byte kind ({@link #FAILED_ERROR}, {@link #FAILED_TIMEOUT}, {@link #FAILED_ABORTED}), UTF reason. A peer
+     * sends it to rank 0 about itself; rank 0 sends it to every rank, about itself or relaying a peer's. After an
+     * abort the sender closes at once: its end of stream is then not a death.
+     */
+    static final int FAILED = 12;
+
+    /** {@link #FAILED}'s kind: an error that is neither a timeout nor an abort. */
+    static final byte FAILED_ERROR = 0;
+    /** {@link #FAILED}'s kind: the rank's call timed out. */
+    static final byte FAILED_TIMEOUT = 1;
+    /** {@link #FAILED}'s kind: the rank aborted its communicator. */
+    static final byte FAILED_ABORTED = 2;
+    /** The longest reason {@link #FAILED} carries, in characters: a timeout's record is cut there. */
+    static final int MAX_FAILED_REASON = 8192;
 
     private BootstrapProtocol()
     {
@@ -138,6 +157,7 @@ final class BootstrapProtocol
             case RANK_DIED -> "RANK_DIED";
             case RANK_LEFT -> "RANK_LEFT";
             case NOTICE -> "NOTICE";
+            case FAILED -> "FAILED";
             default -> "type " + type;
         };
     }

@@ -1,7 +1,10 @@
 package io.jccl.transport.bootstrap;
 
+import io.jccl.JcclAbortedException;
+import io.jccl.JcclException;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.JcclRemoteException;
+import io.jccl.JcclTimeoutException;
 import io.jccl.transport.agent.AgentThread;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentTerminationException;
@@ -20,6 +23,9 @@ import java.util.List;
 import java.util.function.Consumer;
 
 import static io.jccl.transport.bootstrap.BootstrapProtocol.CLOSE_LINGER_MS;
+import static io.jccl.transport.bootstrap.BootstrapProtocol.FAILED;
+import static io.jccl.transport.bootstrap.BootstrapProtocol.FAILED_ABORTED;
+import static io.jccl.transport.bootstrap.BootstrapProtocol.FAILED_TIMEOUT;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.GOODBYE;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.RANK_DIED;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.RANK_LEFT;
@@ -27,11 +33,13 @@ import static io.jccl.transport.bootstrap.BootstrapProtocol.encode;
 import static io.jccl.transport.bootstrap.BootstrapProtocol.typeName;
 
 /**
- * The watch for dead peers of a {@link Bootstrap}: it reads every control connection, hands the all-gather and notice
- * frames to the bootstrap, and turns the end of a connection without a goodbye, or rank 0's report of such an end,
- * into a {@link JcclRemoteException} for the consumer set with {@link #onPeerFailure(Consumer)}. A peer that said
- * goodbye, or any peer once this rank is closing, is only marked gone. Rank 0 relays what it sees to the other ranks,
- * which see only rank 0's connection: a death ({@code RANK_DIED}) and a goodbye ({@code RANK_LEFT}).
+ * The watch for failed peers of a {@link Bootstrap}: it reads every control connection, hands the all-gather and
+ * notice frames to the bootstrap, and turns the end of a connection without a goodbye, or rank 0's report of such an
+ * end, into a {@link JcclRemoteException} for the consumer set with {@link #onPeerFailure(Consumer)}; a rank's
+ * announced failure ({@code FAILED}) becomes an exception of its kind, an abort a {@link JcclAbortedException}. A
+ * peer that said goodbye or that aborted, or any peer once this rank is closing, is only marked gone. Rank 0 relays
+ * what it sees to the other ranks, which see only rank 0's connection: a death ({@code RANK_DIED}), a goodbye
+ * ({@code RANK_LEFT}) and a failure ({@code FAILED}).
  * <p>
  * Threading: one daemon thread, {@code jccl-bootstrap-watch-<rank>}, started by {@link #start()}, reads the
  * connections and runs the bootstrap's handlers and the failure consumer; a single rank has no connection and no
@@ -52,8 +60,8 @@ final class PeerWatch
     private final Selector selector;
     private final AgentThread watcher;
     private final Object failureMonitor = new Object();
-    private final List<JcclRemoteException> failures = new ArrayList<>();
-    private Consumer<JcclRemoteException> failureListener;
+    private final List<JcclException> failures = new ArrayList<>();
+    private Consumer<JcclException> failureListener;
     private volatile boolean running = true;
 
     /**
@@ -109,19 +117,19 @@ final class PeerWatch
      * @param listener the consumer of failures; replaces any earlier one.
      * @throws JcclInvalidArgumentException if the listener is null.
      */
-    void onPeerFailure(final Consumer<JcclRemoteException> listener)
+    void onPeerFailure(final Consumer<JcclException> listener)
     {
         if (listener == null)
         {
             throw new JcclInvalidArgumentException("listener is null");
         }
-        final List<JcclRemoteException> earlier;
+        final List<JcclException> earlier;
         synchronized (failureMonitor)
         {
             failureListener = listener;
             earlier = List.copyOf(failures);
         }
-        for (final JcclRemoteException failure : earlier)
+        for (final JcclException failure : earlier)
         {
             deliver(listener, failure);
         }
@@ -259,6 +267,10 @@ final class PeerWatch
             {
                 goodbye(link);
             }
+            else if (frame.type() == FAILED)
+            {
+                failed(link, in, frame.payload());
+            }
             else if (rank != 0 && frame.type() == RANK_DIED)
             {
                 rankDied(in);
@@ -289,6 +301,42 @@ final class PeerWatch
             bootstrap.broadcast(RANK_LEFT, encode((out) -> out.writeInt(peer)), peer);
         }
         link.shutdownOutput();
+    }
+
+    /**
+     * A rank's communicator failed there: a peer tells rank 0 of itself, rank 0 tells the others of itself or relays.
+     * Rank 0 relays before it reports, as with a death. An abort marks the rank gone, and its link's end clean.
+     */
+    private void failed(final BootstrapLink link, final DataInputStream in, final byte[] payload) throws IOException
+    {
+        final int origin = in.readInt();
+        final byte kind = in.readByte();
+        final String reason = in.readUTF();
+        if (origin < 0 || origin >= size || origin == rank || (link.peer() != 0 && origin != link.peer()))
+        {
+            throw new IOException("rank " + link.peer() + " reported a failure of rank " + origin);
+        }
+        final boolean aborted = kind == FAILED_ABORTED;
+        if (aborted && origin == link.peer())
+        {
+            link.goodbyeReceived();
+        }
+        if (rank == 0 && !bootstrap.isClosing())
+        {
+            bootstrap.broadcast(FAILED, payload, origin);
+        }
+        if (aborted)
+        {
+            final String message = describe(origin) + " aborted the communicator";
+            if (bootstrap.markGone(origin, message) && !bootstrap.isClosing())
+            {
+                report(new JcclAbortedException(message));
+            }
+        }
+        else if (!bootstrap.isClosing())
+        {
+            report(kind == FAILED_TIMEOUT ? new JcclTimeoutException(reason) : new JcclRemoteException(reason));
+        }
     }
 
     private void rankDied(final DataInputStream in) throws IOException
@@ -360,9 +408,9 @@ final class PeerWatch
         return true;
     }
 
-    private void report(final JcclRemoteException failure)
+    private void report(final JcclException failure)
     {
-        final Consumer<JcclRemoteException> listener;
+        final Consumer<JcclException> listener;
         synchronized (failureMonitor)
         {
             failures.add(failure);
@@ -375,7 +423,7 @@ final class PeerWatch
         }
     }
 
-    private void deliver(final Consumer<JcclRemoteException> listener, final JcclRemoteException failure)
+    private void deliver(final Consumer<JcclException> listener, final JcclException failure)
     {
         try
         {

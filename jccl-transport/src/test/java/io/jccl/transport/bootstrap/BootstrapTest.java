@@ -1,5 +1,7 @@
 package io.jccl.transport.bootstrap;
 
+import io.jccl.JcclAbortedException;
+import io.jccl.JcclException;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.JcclRemoteException;
 import io.jccl.JcclTimeoutException;
@@ -268,11 +270,11 @@ class BootstrapTest
         final Bootstrap[] ranks = connectAll(newId(), 3);
         try
         {
-            final List<CompletableFuture<JcclRemoteException>> reports = watch(ranks);
+            final List<CompletableFuture<JcclException>> reports = watch(ranks);
             ranks[2].crashForTest();
             for (int r = 0; r < 2; r++)
             {
-                final JcclRemoteException report = get(reports.get(r));
+                final JcclException report = get(reports.get(r));
                 assertTrue(report.getMessage().startsWith("rank 2 ("), report.getMessage());
                 assertTrue(report.getMessage().contains("died"), report.getMessage());
             }
@@ -308,11 +310,11 @@ class BootstrapTest
         final Bootstrap[] ranks = connectAll(newId(), 3);
         try
         {
-            final List<CompletableFuture<JcclRemoteException>> reports = watch(ranks);
+            final List<CompletableFuture<JcclException>> reports = watch(ranks);
             ranks[0].crashForTest();
             for (int r = 1; r < 3; r++)
             {
-                final JcclRemoteException report = get(reports.get(r));
+                final JcclException report = get(reports.get(r));
                 assertTrue(report.getMessage().startsWith("rank 0 ("), report.getMessage());
                 assertTrue(report.getMessage().contains("died"), report.getMessage());
                 final JcclRemoteException ex = assertThrows(JcclRemoteException.class, ranks[r]::barrier);
@@ -330,11 +332,11 @@ class BootstrapTest
     void shouldNotReportAPeerThatClosedCleanly() throws Exception
     {
         final Bootstrap[] ranks = connectAll(newId(), 3);
-        final List<List<JcclRemoteException>> reports = new ArrayList<>();
-        final CompletableFuture<JcclRemoteException> firstAtRoot = new CompletableFuture<>();
+        final List<List<JcclException>> reports = new ArrayList<>();
+        final CompletableFuture<JcclException> firstAtRoot = new CompletableFuture<>();
         for (int r = 0; r < 3; r++)
         {
-            final List<JcclRemoteException> list = new CopyOnWriteArrayList<>();
+            final List<JcclException> list = new CopyOnWriteArrayList<>();
             reports.add(list);
             final boolean root = r == 0;
             ranks[r].onPeerFailure((ex) ->
@@ -367,7 +369,7 @@ class BootstrapTest
     void shouldNotReportRankZeroWhenItClosedCleanly() throws Exception
     {
         final Bootstrap[] ranks = connectAll(newId(), 2);
-        final List<JcclRemoteException> reports = new CopyOnWriteArrayList<>();
+        final List<JcclException> reports = new CopyOnWriteArrayList<>();
         ranks[1].onPeerFailure(reports::add);
         try
         {
@@ -390,14 +392,101 @@ class BootstrapTest
         final Bootstrap[] ranks = connectAll(newId(), 2);
         try
         {
-            final CompletableFuture<JcclRemoteException> early = new CompletableFuture<>();
+            final CompletableFuture<JcclException> early = new CompletableFuture<>();
             ranks[0].onPeerFailure(early::complete);
             ranks[1].crashForTest();
             get(early);
-            final List<JcclRemoteException> late = new CopyOnWriteArrayList<>();
+            final List<JcclException> late = new CopyOnWriteArrayList<>();
             ranks[0].onPeerFailure(late::add);
             assertEquals(1, late.size());
             assertTrue(late.get(0).getMessage().startsWith("rank 1 ("), late.get(0).getMessage());
+        }
+        finally
+        {
+            closeAll(ranks);
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldTellEveryPeerThatARankAbortedNamingItAndNeverCallItDead() throws Exception
+    {
+        for (final int aborting : new int[] {1, 0})
+        {
+            final Bootstrap[] ranks = connectAll(newId(), 3);
+            final List<List<JcclException>> reports = new ArrayList<>();
+            final List<CompletableFuture<JcclException>> first = new ArrayList<>();
+            for (int r = 0; r < 3; r++)
+            {
+                final List<JcclException> list = new CopyOnWriteArrayList<>();
+                final CompletableFuture<JcclException> report = new CompletableFuture<>();
+                reports.add(list);
+                first.add(report);
+                ranks[r].onPeerFailure((ex) ->
+                {
+                    list.add(ex);
+                    report.complete(ex);
+                });
+            }
+            try
+            {
+                ranks[aborting].abort();
+                for (int r = 0; r < 3; r++)
+                {
+                    if (r != aborting)
+                    {
+                        final JcclException ex = get(first.get(r));
+                        assertTrue(ex instanceof JcclAbortedException, ex.toString());
+                        assertTrue(ex.getMessage().startsWith("rank " + aborting + " (") &&
+                            ex.getMessage().endsWith("aborted the communicator"), ex.getMessage());
+                    }
+                }
+                // the end of the aborted rank's connection follows its notice within microseconds: a report of a
+                // death would come now or never
+                Thread.sleep(300);
+                for (int r = 0; r < 3; r++)
+                {
+                    assertEquals(r == aborting ? 0 : 1, reports.get(r).size(), "rank " + r + ": " + reports.get(r));
+                }
+            }
+            finally
+            {
+                closeAll(ranks);
+            }
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldGiveEveryOtherRankAnAnnouncedTimeoutAsATimeoutAndStayConnected() throws Exception
+    {
+        final Bootstrap[] ranks = connectAll(newId(), 3);
+        final List<CompletableFuture<JcclException>> reports = watch(ranks);
+        try
+        {
+            final String reason = "allReduce #4 timed out after 5 ms on rank 2; rank 1 holds it up";
+            ranks[2].announceFailure(new JcclTimeoutException(reason));
+            for (final int r : new int[] {0, 1})
+            {
+                final JcclException ex = get(reports.get(r));
+                assertTrue(ex instanceof JcclTimeoutException, ex.toString());
+                assertEquals(reason, ex.getMessage());
+            }
+            ranks[0].announceFailure(new JcclRemoteException("rank 0 found a mismatch"));
+            final JcclException atTwo = get(reports.get(2));
+            assertEquals(JcclRemoteException.class, atTwo.getClass());
+            assertEquals("rank 0 found a mismatch", atTwo.getMessage());
+            // nobody left: the control channel still carries a barrier of all three
+            final CompletableFuture<?>[] barriers = new CompletableFuture<?>[3];
+            for (int r = 0; r < 3; r++)
+            {
+                barriers[r] = CompletableFuture.runAsync(ranks[r]::barrier);
+            }
+            for (final CompletableFuture<?> barrier : barriers)
+            {
+                get(barrier);
+            }
+            assertThrows(JcclInvalidArgumentException.class, () -> ranks[0].announceFailure(null));
         }
         finally
         {
@@ -443,12 +532,12 @@ class BootstrapTest
         }
     }
 
-    private static List<CompletableFuture<JcclRemoteException>> watch(final Bootstrap[] ranks)
+    private static List<CompletableFuture<JcclException>> watch(final Bootstrap[] ranks)
     {
-        final List<CompletableFuture<JcclRemoteException>> reports = new ArrayList<>();
+        final List<CompletableFuture<JcclException>> reports = new ArrayList<>();
         for (final Bootstrap rank : ranks)
         {
-            final CompletableFuture<JcclRemoteException> report = new CompletableFuture<>();
+            final CompletableFuture<JcclException> report = new CompletableFuture<>();
             rank.onPeerFailure(report::complete);
             reports.add(report);
         }
