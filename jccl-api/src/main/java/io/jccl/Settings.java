@@ -79,6 +79,8 @@ public final class Settings
     public static final String SCHEDULE_FILES = "JCCL_SCHEDULE_FILES";
     /** Log level of jccl's diagnostics. */
     public static final String DEBUG = "JCCL_DEBUG";
+    /** Where each rank writes its flight record when a timeout breaks its communicator. */
+    public static final String FLIGHT_RECORD = "JCCL_FLIGHT_RECORD";
     /** CUDA IPC between processes of a host. */
     public static final String CUDA_IPC = "JCCL_CUDA_IPC";
     /** The wire between hosts. */
@@ -178,6 +180,8 @@ public final class Settings
             "calls a rank holds queued before the submitter runs calls itself"),
         entry(DEBUG, "runtime", "`WARN`, `INFO`, `TRACE`", "`WARN`",
             "jccl's diagnostics: ranks, transports, calibration, each shape's plan and why"),
+        entry(FLIGHT_RECORD, "runtime", "a file prefix", "none (the log only)",
+            "on a timeout each rank writes its last calls and where it waits to `<prefix><rank>`"),
         entry(CUDA_IPC, "runtime", "`0`, `1`", "`1`",
             "`0` stages the CUDA path between processes through host memory instead of CUDA IPC"),
         entry(NET, "network", "`tcp`, `aeron`", "`tcp` (`aeron` when a driver directory is named)",

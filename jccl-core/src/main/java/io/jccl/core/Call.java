@@ -156,6 +156,12 @@ final class Call implements Work
             (collective.isReducing() ? " " + op : "") + (collective.isRooted() ? " root " + root : "") + ')';
     }
 
+    /** @return whether the call has completed, without driving progress (for diagnostics on any thread). */
+    boolean isDoneNow()
+    {
+        return state == DONE;
+    }
+
     @Override
     public boolean isDone()
     {

@@ -57,22 +57,44 @@ final class CommGroup
     private final LocalCommunicator[] communicators;
     private final ConcurrentHashMap<Long, Program> programs = new ConcurrentHashMap<>();
     private final AtomicInteger open;
-    private final Runnable onLastClose;
-    private final Runnable onAbort;
-    private final Runnable quiesce;
+    /** Where every rank stands, for the rank that times out to name the one that holds the call up. */
+    final Standings standings;
+    private final Outside outside;
     private volatile JcclException failure;
+
+    /**
+     * What the ranks of this process do with those of other processes; nothing for a group of one process.
+     *
+     * @param standings   where every rank stands: in this process's memory, or in files peers on the host map.
+     * @param announce    tells the other processes of a failure found here, so that they fail with its cause.
+     * @param onAbort     run when a local rank aborts, so peers in other processes hear of it at once.
+     * @param quiesce     run before the transport closes, unless the group failed: waits until no peer needs this
+     *                    process's data any more (the network transport's last slots).
+     * @param onLastClose run when the last local rank closes (the bootstrap's end).
+     */
+    record Outside(Standings standings, java.util.function.Consumer<JcclException> announce, Runnable onAbort,
+        Runnable quiesce, Runnable onLastClose)
+    {
+        /**
+         * @param ranks the ranks, all in this process.
+         * @return the hooks of a group that no other process shares.
+         */
+        static Outside none(final int ranks)
+        {
+            return new Outside(Standings.inMemory(ranks), error -> { }, () -> { }, () -> { }, () -> { });
+        }
+    }
 
     private CommGroup(final Context context, final Topology topology, final int[] localRanks,
         final Connections transport, final PlanConstraints constraints, final Calibration calibration,
-        final Runnable onLastClose, final Runnable onAbort, final Runnable quiesce)
+        final Outside outside)
     {
-        this.onAbort = onAbort;
-        this.quiesce = quiesce;
+        this.outside = outside;
+        this.standings = outside.standings();
         this.context = context;
         this.topology = topology;
         this.hosts = topology.hosts();
         this.transport = transport;
-        this.onLastClose = onLastClose;
         this.tuner = TunerChain.create(constraints, calibration,
             context.tunerMode() == Context.TunerMode.MODEL ? null : context.tunerConfigFile());
         tuner.warnings().forEach(w -> LOG.warn("jccl WARN {}", w));
@@ -116,7 +138,7 @@ final class CommGroup
         if (context.constraints().transport() != TransportKind.NET)
         {
             return new CommGroup(context, Topology.singleProcess(nRanks), all, new Connections(),
-                context.constraints(), context.calibration(), () -> { }, () -> { }, () -> { });
+                context.constraints(), context.calibration(), Outside.none(nRanks));
         }
         // NET pinned in one process: every pair goes through the network transport on this host's loopback
         final NetTransport net = NetTransport.start(NetConfig.fromEnvironment(Settings.environment(), "127.0.0.1",
@@ -127,8 +149,7 @@ final class CommGroup
         {
             net.connect(endpoints);
             final CommGroup group = new CommGroup(context, Topology.singleProcess(nRanks), all,
-                new Connections(net), context.constraints(), context.calibration(), () -> { }, () -> { },
-                () -> { });
+                new Connections(net), context.constraints(), context.calibration(), Outside.none(nRanks));
             net.onFailure(group::fail);
             return group;
         }
@@ -145,22 +166,17 @@ final class CommGroup
      * @param localRanks  the ranks of this process.
      * @param transport   connections, shared FIFO files to other processes.
      * @param calibration the cost model's constants, the same in every process.
-     * @param onLastClose run when the last local rank closes (the bootstrap's end).
-     * @param onAbort     run when a local rank aborts, so peers in other processes hear of it at once.
-     * @param quiesce     run before the transport closes, unless the group failed: waits until no peer needs this
-     *                    process's data any more (the network transport's last slots).
+     * @param outside     what the ranks do with the other processes.
      * @return this process's part of a communicator whose ranks live in several processes, on one host or more.
      */
     static CommGroup createShared(final Context context, final Topology topology, final int[] localRanks,
-        final Connections transport, final Calibration calibration, final Runnable onLastClose,
-        final Runnable onAbort, final Runnable quiesce)
+        final Connections transport, final Calibration calibration, final Outside outside)
     {
         HostDevice.checkJvmFlags();
         // P2P and SHM both connect processes (P2P reads jccl's shared buffers in place and stages other memory as
         // SHM does), so the transport stays the tuner's choice; NET is refused below as in one process
         final PlanConstraints constraints = context.constraints();
-        return new CommGroup(context, topology, localRanks, transport, constraints, calibration, onLastClose,
-            onAbort, quiesce);
+        return new CommGroup(context, topology, localRanks, transport, constraints, calibration, outside);
     }
 
     /** @return this process's communicators, by rank. */
@@ -197,7 +213,7 @@ final class CommGroup
     /** Tells ranks in other processes that this process's ranks are gone (after an abort). */
     void abortPeers()
     {
-        onAbort.run();
+        outside.onAbort().run();
     }
 
     /** @return the failure that broke every rank, or null. */
@@ -206,8 +222,37 @@ final class CommGroup
         return failure;
     }
 
-    /** Breaks every rank of the group: pending and later calls fail with this error. */
+    /**
+     * Breaks every rank of the group: pending and later calls fail with this error. The first failure is kept; a
+     * timeout also writes every local rank's {@link FlightRecord}.
+     *
+     * @param error the failure, found here or reported by a peer.
+     */
     void fail(final JcclException error)
+    {
+        if (first(error))
+        {
+            writeFlightRecords(error);
+        }
+    }
+
+    /**
+     * Breaks every rank of the group with a failure found in this process (a timeout, a disagreement, a plan no
+     * connector serves), and tells the other processes first, so that theirs fail with this cause too.
+     *
+     * @param error the failure.
+     */
+    void failHere(final JcclException error)
+    {
+        if (first(error))
+        {
+            outside.announce().accept(error);
+            writeFlightRecords(error);
+        }
+    }
+
+    /** @return whether the error is the group's first failure, now kept. */
+    private boolean first(final JcclException error)
     {
         if (failure == null)
         {
@@ -216,7 +261,24 @@ final class CommGroup
                 if (failure == null)
                 {
                     failure = error;
+                    return true;
                 }
+            }
+        }
+        return false;
+    }
+
+    private void writeFlightRecords(final JcclException error)
+    {
+        if (!(error instanceof io.jccl.JcclTimeoutException))
+        {
+            return;
+        }
+        for (final LocalCommunicator c : communicators)
+        {
+            if (c != null)
+            {
+                c.flight.write(c.rank(), standings.read(c.rank()), error, context.flightRecordPrefix());
             }
         }
     }
@@ -232,7 +294,7 @@ final class CommGroup
             }
             if (failure == null)
             {
-                quiesce.run();
+                outside.quiesce().run();
             }
             transport.close();
             if (cuda != null)
@@ -243,7 +305,8 @@ final class CommGroup
             {
                 OnlineTuning.close(context, online, topology, trace);
             }
-            onLastClose.run();
+            standings.close();
+            outside.onLastClose().run();
         }
     }
 }

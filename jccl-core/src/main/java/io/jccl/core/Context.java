@@ -105,6 +105,27 @@ public final class Context
     private CudaApi cuda;
     private int[] cudaDevices;
     private boolean cudaIpc = !"0".equals(setting(CUDA_IPC_PROP_NAME));
+    private String flightRecordPrefix = setting(Settings.FLIGHT_RECORD);
+
+    /**
+     * @return where each rank writes its flight record (its last calls, where it waits) when a timeout breaks the
+     *         communicator: {@code <prefix><rank>}; null to write it to the log only ({@code JCCL_FLIGHT_RECORD}).
+     */
+    public String flightRecordPrefix()
+    {
+        return flightRecordPrefix;
+    }
+
+    /**
+     * @param prefix a path prefix ({@code /tmp/jccl-flight-} gives {@code /tmp/jccl-flight-0} for rank 0), or null
+     *               for the log only.
+     * @return this.
+     */
+    public Context flightRecordPrefix(final String prefix)
+    {
+        this.flightRecordPrefix = prefix;
+        return this;
+    }
 
     /** @return the deadline of every wait in milliseconds. */
     public long timeoutMs()

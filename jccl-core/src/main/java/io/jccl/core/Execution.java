@@ -44,6 +44,18 @@ interface Execution
      */
     io.jccl.JcclTimeoutException timeout(long timeoutMs);
 
+    /**
+     * Where a stalled call waits, for the ranks that follow the chain of waits ({@link WhoIsBehind}): read on a
+     * stalled poll, so it may scan the call's state but must not block or allocate much.
+     *
+     * @return the peer rank the call waits on (to receive from it, or for room at it), or -1 where it waits on none
+     *         or cannot tell (a kernel on a device).
+     */
+    default int waitsOn()
+    {
+        return -1;
+    }
+
     /** Stops what still runs of a call that failed (a kernel still waiting on a dead peer); nothing on the host. */
     default void abandon()
     {

@@ -74,6 +74,10 @@ final class LocalCommunicator implements Communicator
     private final IdleWait submitWait = new IdleWait(IdleWait.CALLERS);
     /** Calls finished: written by the thread holding the claim, read by submitters. */
     private final java.util.concurrent.atomic.AtomicLong completions = new java.util.concurrent.atomic.AtomicLong();
+    /** This rank's slot on the group's {@link Standings} board: written only by the thread holding the claim. */
+    private final org.agrona.concurrent.UnsafeBuffer standing;
+    /** This rank's last calls, written out when a timeout breaks the communicator. */
+    final FlightRecord flight = new FlightRecord();
 
     LocalCommunicator(final CommGroup group, final int rank)
     {
@@ -82,6 +86,7 @@ final class LocalCommunicator implements Communicator
         this.binder = new CallBinder(this, group, rank);
         this.counters = group.transport.counters().newPart();
         this.maxQueued = group.context.maxQueuedCalls();
+        this.standing = group.standings.slot(rank);
     }
 
     @Override
@@ -174,8 +179,23 @@ final class LocalCommunicator implements Communicator
      */
     private void failGroup(final Call call, final JcclException error)
     {
-        group.fail(error);
+        group.failHere(error);
         finish(call, error);
+    }
+
+    /**
+     * @return the timeout with the rank that holds the call up named, where the call waits on a peer: the end of
+     *         the chain of waits the ranks published ({@link WhoIsBehind}).
+     */
+    private io.jccl.JcclTimeoutException whoIsBehind(final Call call, final int peer,
+        final io.jccl.JcclTimeoutException timeout)
+    {
+        // a rank that still waits refreshes its wait on every 32nd stalled poll: far more often than this
+        final long freshNs = TimeUnit.MILLISECONDS.toNanos(Math.max(200, Math.min(2000, group.context.timeoutMs() / 2)));
+        final String who = WhoIsBehind.explain(group.standings, rank, call.seq, Names.of(call.collective) + " #" +
+            call.seq, peer, freshNs, System.nanoTime());
+        return who == null ? timeout : new io.jccl.JcclTimeoutException(timeout.getMessage() + "; " + who,
+            timeout.getCause());
     }
 
     /**
@@ -217,10 +237,10 @@ final class LocalCommunicator implements Communicator
         return queuedCalls() <= maxQueued || closed;
     }
 
-    /** @param error breaks this rank's group: its pending and later calls fail with it. */
+    /** @param error breaks this rank's group, found here: its pending and later calls fail with it, and peers'. */
     void fail(final JcclException error)
     {
-        group.fail(error);
+        group.failHere(error);
     }
 
     boolean hasQueued()
@@ -261,6 +281,8 @@ final class LocalCommunicator implements Communicator
             {
                 // numbered in queue order by the one thread that runs them
                 call.seq = nextSeq++;
+                Standings.started(standing, call.seq);
+                flight.add(call);
             }
             final JcclException broken = group.failure();
             if (broken != null)
@@ -305,7 +327,9 @@ final class LocalCommunicator implements Communicator
                 }
                 if (done == 0 && expired(call))
                 {
-                    failGroup(call, call.execution.timeout(group.context.timeoutMs()));
+                    // read before timeout(), which stops a kernel
+                    final int peer = call.execution.waitsOn();
+                    failGroup(call, whoIsBehind(call, peer, call.execution.timeout(group.context.timeoutMs())));
                     work++;
                     continue;
                 }
@@ -335,6 +359,14 @@ final class LocalCommunicator implements Communicator
     private void finish(final Call call, final JcclException error)
     {
         queue.remove();
+        if (error == null)
+        {
+            Standings.completed(standing, call.seq);
+        }
+        else
+        {
+            Standings.failed(standing, call.seq);
+        }
         completions.lazySet(completions.get() + 1);
         if (error != null && call.execution != null)
         {
@@ -404,6 +436,8 @@ final class LocalCommunicator implements Communicator
             return false;
         }
         final long now = System.nanoTime();
+        Standings.waiting(standing, call.seq, call.bound && call.execution != null ? call.execution.waitsOn() : -1,
+            now);
         if (call.deadlineNs == 0)
         {
             call.deadlineNs = now + TimeUnit.MILLISECONDS.toNanos(group.context.timeoutMs());

@@ -82,15 +82,19 @@ final class ProcessGroupJoin
                 sharedPrefix(id), context.timeoutMs(), net);
             final NetTransport network = net;
             final CommGroup[] joined = new CommGroup[1];
-            group = CommGroup.createShared(context, topology, new int[] {rank}, transport, calibration, () ->
-            {
-                bootstrap.close();
-                if (joined[0].failure() != null)
-                {
-                    StaleSharedFiles.sweep(directory);
-                    sweepStaleFifos(directory, sharedPrefix(id));
-                }
-            }, bootstrap::abort, () -> quiesce(bootstrap, network));
+            final long[] pids = peers.stream().mapToLong(PeerInfo::pid).toArray();
+            final Standings standings = Standings.shared(rank, pids, hosts, directory, sharedPrefix(id));
+            group = CommGroup.createShared(context, topology, new int[] {rank}, transport, calibration,
+                new CommGroup.Outside(standings, bootstrap::announceFailure, bootstrap::abort,
+                    () -> quiesce(bootstrap, network), () ->
+                    {
+                        bootstrap.close();
+                        if (joined[0].failure() != null)
+                        {
+                            StaleSharedFiles.sweep(directory);
+                            sweepStaleFifos(directory, sharedPrefix(id));
+                        }
+                    }));
             joined[0] = group;
             checkSameSettings(bootstrap, group, rank);
             group.splitter = (r, generation, color, key) -> split(context, bootstrap, id, r, color, key);

@@ -411,34 +411,66 @@ final class RankExecution implements Execution
     @Override
     public JcclTimeoutException timeout(final long timeoutMs)
     {
-        for (final WorkerState w : workers)
+        final WorkerState w = firstUnfinished();
+        if (w != null)
         {
-            if (w.iteration < iterations)
+            final Opcode op = w.worker.opcode(w.step);
+            final int peer = waitsOn(w);
+            final String waitsOn;
+            if (peer >= 0)
             {
-                final Opcode op = w.worker.opcode(w.step);
-                final String waitsOn;
-                if (op.receives() && !w.recv.hasData())
-                {
-                    waitsOn = "to receive from peer rank " + w.recv.peer();
-                }
-                else if (op.sends() && !w.send.hasSpace())
-                {
-                    waitsOn = "for a free slot at peer rank " + w.send.peer();
-                }
-                else
-                {
-                    waitsOn = "for step " + w.worker.field(w.step, StepDescriptor.DEP_STEP) + " of worker " +
-                        w.worker.field(w.step, StepDescriptor.DEP_WORKER);
-                }
-                return new JcclTimeoutException(call.describe() + " timed out after " + timeoutMs +
-                    " ms on rank " + rank + ": worker " + w.index + " (channel " + w.worker.channel() +
-                    ") waits at step " + w.step + " (" + op.mscclName() + ") of piece " + (w.iteration + 1) + " of " +
-                    iterations + " " + waitsOn + " (" + program.name() + " program)");
+                waitsOn = (op.receives() && !w.recv.hasData() ? "to receive from" : "for a free slot at") +
+                    " peer rank " + peer;
             }
+            else
+            {
+                waitsOn = "for step " + w.worker.field(w.step, StepDescriptor.DEP_STEP) + " of worker " +
+                    w.worker.field(w.step, StepDescriptor.DEP_WORKER);
+            }
+            return new JcclTimeoutException(call.describe() + " timed out after " + timeoutMs +
+                " ms on rank " + rank + ": worker " + w.index + " (channel " + w.worker.channel() +
+                ") waits at step " + w.step + " (" + op.mscclName() + ") of piece " + (w.iteration + 1) + " of " +
+                iterations + " " + waitsOn + " (" + program.name() + " program)");
         }
         final SendConnector undrained = undrainedSender();
         return new JcclTimeoutException(call.describe() + " timed out after " + timeoutMs + " ms on rank " + rank +
             (undrained == null ? "" : ": peer rank " + undrained.peer() + " has not read this rank's buffer (direct)"));
+    }
+
+    @Override
+    public int waitsOn()
+    {
+        final WorkerState w = firstUnfinished();
+        if (w != null)
+        {
+            return waitsOn(w);
+        }
+        final SendConnector undrained = undrainedSender();
+        return undrained == null ? -1 : undrained.peer();
+    }
+
+    /** @return the first worker that has pieces left, or null. */
+    private WorkerState firstUnfinished()
+    {
+        for (final WorkerState w : workers)
+        {
+            if (w.iteration < iterations)
+            {
+                return w;
+            }
+        }
+        return null;
+    }
+
+    /** @return the peer a worker's step waits on: to receive from it, or for a free slot at it; -1 if neither. */
+    private static int waitsOn(final WorkerState w)
+    {
+        final Opcode op = w.worker.opcode(w.step);
+        if (op.receives() && !w.recv.hasData())
+        {
+            return w.recv.peer();
+        }
+        return op.sends() && !w.send.hasSpace() ? w.send.peer() : -1;
     }
 
     /**

@@ -148,13 +148,19 @@ class SharedBuffersTest
         final Path otherNamespace = Files.createFile(dir.resolve("jccl-mem-" + (ns + 1) + "-" + DEAD_PID + "-1"));
         final Path fifo = Files.createFile(dir.resolve("jccl-0123456789012345-0-1-0-simple-p2p"));
         final Path foreign = Files.createFile(dir.resolve("not-jccl-" + DEAD_PID + "-1"));
+        final String standing = "jccl-0123456789abcdef" + StaleSharedFiles.STANDING_INFIX;
+        final Path deadStanding = Files.createFile(dir.resolve(standing + ns + "-" + DEAD_PID));
+        final Path liveStanding = Files.createFile(dir.resolve(standing + ns + "-" + self));
+        final Path otherStanding = Files.createFile(dir.resolve(standing + (ns + 1) + "-" + DEAD_PID));
 
         final List<Path> removed = StaleSharedFiles.sweep(dir);
 
-        assertEquals(List.of(deadBuffer, deadMapping).stream().sorted().toList(), removed.stream().sorted().toList());
+        assertEquals(List.of(deadBuffer, deadMapping, deadStanding).stream().sorted().toList(),
+            removed.stream().sorted().toList());
         assertFalse(Files.exists(deadBuffer));
         assertFalse(Files.exists(deadMapping));
-        for (final Path kept : List.of(liveBuffer, liveMapping, otherNamespace, fifo, foreign))
+        for (final Path kept : List.of(liveBuffer, liveMapping, otherNamespace, fifo, foreign, liveStanding,
+            otherStanding))
         {
             assertTrue(Files.exists(kept), kept + " is kept");
         }
