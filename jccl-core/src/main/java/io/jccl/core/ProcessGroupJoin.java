@@ -97,6 +97,8 @@ final class ProcessGroupJoin
                     }));
             joined[0] = group;
             checkSameSettings(bootstrap, group, rank);
+            // every rank made its standing file before the gather above
+            standings.mapPeers();
             group.splitter = (r, generation, color, key) -> split(context, bootstrap, id, r, color, key);
             if (group.online != null)
             {

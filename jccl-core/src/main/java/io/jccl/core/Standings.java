@@ -24,8 +24,8 @@ import java.nio.file.attribute.PosixFilePermissions;
  * The writes cost two ordered stores per call (started, completed); the wait is written only on a stalled poll's
  * clock read, one in 32 such polls. Ranks of one process share one block of memory; ranks in several processes each
  * write a file of their own in the shared-memory directory, named after the communicator and the process
- * ({@code <communicator>-standing-<pid namespace>-<pid>}), which peers on the same host map when they need it, on a
- * timeout. A peer on another host is not visible: the chain ends there, saying so. Its owner deletes the file at
+ * ({@code <communicator>-standing-<pid namespace>-<pid>}), which peers on the same host map once every rank has made
+ * its own ({@link #mapPeers()}). A peer on another host is not visible: the chain ends there, saying so. Its owner deletes the file at
  * close; {@link StaleSharedFiles} removes one whose owner was killed.
  * <p>
  * Threading: each rank writes only its own slot, from the thread that advances its calls; any thread reads. A
@@ -216,6 +216,19 @@ final class Standings implements AutoCloseable
     boolean onOtherHost(final int rank)
     {
         return sameHost != null && !sameHost[rank];
+    }
+
+    /**
+     * Maps the files of every peer on this host, once every rank has made its own (after a barrier): a survivor of a
+     * broken communicator removes the communicator's files as it closes, and a rank that times out later must still
+     * read them. Mapped, a file stays readable after it is removed. A peer whose file is missing stays invisible.
+     */
+    void mapPeers()
+    {
+        for (int r = 0; r < slots.length; r++)
+        {
+            mapPeer(r);
+        }
     }
 
     private synchronized UnsafeBuffer mapPeer(final int rank)
