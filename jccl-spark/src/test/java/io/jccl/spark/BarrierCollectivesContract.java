@@ -10,6 +10,7 @@ import io.jccl.JcclInvalidUsageException;
 import io.jccl.JcclTimeoutException;
 import io.jccl.ReduceOp;
 import io.jccl.core.Context;
+import io.jccl.spark.example.LocalSpark;
 import io.jccl.testkit.ReferenceCollectives;
 import org.apache.spark.BarrierTaskContext;
 import org.apache.spark.api.java.JavaRDD;
@@ -69,9 +70,9 @@ abstract class BarrierCollectivesContract
     abstract int ranks();
 
     @BeforeAll
-    void startSpark()
+    void startSpark() throws InterruptedException
     {
-        spark = SparkTestContexts.start(master());
+        spark = LocalSpark.start(master(), 0);
     }
 
     @AfterAll
