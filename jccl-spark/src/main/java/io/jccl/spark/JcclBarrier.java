@@ -27,8 +27,9 @@ import java.net.ServerSocket;
  * <p>
  * The communicator ends with its task, on every path: a task that fails aborts it, which fails the collectives of
  * every other task of the stage at once (their peer is gone), so the stage ends and Spark can run it again with a
- * new id; a task that completes closes it. A task that never reaches its collectives (killed while others wait in
- * one) leaves the others to their deadline, {@code JCCL_TIMEOUT_MS}.
+ * new id; a task that Spark kills (the rest of a failed barrier stage, a cancelled job) aborts it within a tenth
+ * of a second, though Spark only flags such a task; a task that completes closes it. A task whose executor dies
+ * breaks it on every peer through its closed connections.
  * <p>
  * The secret travels through Spark's RPC; turn on {@code spark.network.crypto.enabled} where that network is not
  * trusted. Threads: call it from the task's thread; stateless.
@@ -75,14 +76,29 @@ public final class JcclBarrier
         }
         final String offer = rank == 0 ? rendezvousOn(infos[0].address()).toString() : "";
         final UniqueId id = UniqueId.parse(task.allGather(offer)[0]);
-        final Communicator communicator = Jccl.connect(context, rank, size, id);
+        final TaskKillWatch watch = TaskKillWatch.start(task);
+        final Communicator communicator;
+        try
+        {
+            communicator = Jccl.connect(context, rank, size, id);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            watch.stop();
+            throw ex;
+        }
+        watch.joined(communicator);
         final TaskFailureListener abort = (ended, error) ->
         {
-            LOG.info("jccl-spark: task {} of stage {} failed ({}): aborting rank {}/{}", ended.taskAttemptId(),
+            LOG.info("jccl-spark: task attempt {} of stage {} failed ({}): aborting rank {}/{}", ended.taskAttemptId(),
                 ended.stageId(), error.toString(), rank, size);
             communicator.abort();
         };
-        final TaskCompletionListener close = ended -> close(communicator, rank, size);
+        final TaskCompletionListener close = ended ->
+        {
+            watch.stop();
+            close(communicator, rank, size);
+        };
         task.addTaskFailureListener(abort);
         task.addTaskCompletionListener(close);
         return communicator;

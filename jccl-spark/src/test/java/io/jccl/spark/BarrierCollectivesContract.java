@@ -4,12 +4,14 @@ import io.jccl.Algorithm;
 import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.HostBuffer;
+import io.jccl.JcclAbortedException;
 import io.jccl.JcclException;
 import io.jccl.JcclInvalidArgumentException;
 import io.jccl.JcclInvalidUsageException;
 import io.jccl.JcclTimeoutException;
 import io.jccl.ReduceOp;
 import io.jccl.core.Context;
+import io.jccl.core.Jccl;
 import io.jccl.spark.example.LocalSpark;
 import io.jccl.testkit.ReferenceCollectives;
 import org.apache.spark.BarrierTaskContext;
@@ -22,7 +24,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -31,6 +37,10 @@ import java.util.List;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -60,6 +70,9 @@ abstract class BarrierCollectivesContract
     static final Queue<Communicator> SEEN = new ConcurrentLinkedQueue<>();
     static final Queue<String> ATTEMPTS = new ConcurrentLinkedQueue<>();
     static final Queue<Class<?>> SURVIVOR_ERRORS = new ConcurrentLinkedQueue<>();
+    static final Queue<String> JOB_OUTCOME = new ConcurrentLinkedQueue<>();
+    static final AtomicReference<CountDownLatch> WAITING = new AtomicReference<>();
+    static final AtomicReference<CountDownLatch> ENDED = new AtomicReference<>();
 
     private JavaSparkContext spark;
 
@@ -90,6 +103,7 @@ abstract class BarrierCollectivesContract
         SEEN.clear();
         ATTEMPTS.clear();
         SURVIVOR_ERRORS.clear();
+        JOB_OUTCOME.clear();
     }
 
     @Test
@@ -218,6 +232,71 @@ abstract class BarrierCollectivesContract
         }
         assertFalse(SURVIVOR_ERRORS.contains(JcclTimeoutException.class),
             "a survivor waited for its deadline instead of failing with its peer: " + SURVIVOR_ERRORS);
+        assertEquals(List.of(), sharedFilesOfThisProcess(), "left in " + Jccl.sharedMemoryDirectory());
+    }
+
+    @Test
+    void shouldAbortTheCollectiveOfATaskBlockedInItWhenItsJobIsCancelled() throws InterruptedException
+    {
+        final JavaRDD<float[]> rdd = partitions(inputs(6));
+        final CountDownLatch waiting = new CountDownLatch(1);
+        final CountDownLatch ended = new CountDownLatch(1);
+        WAITING.set(waiting);
+        ENDED.set(ended);
+        final Thread submitter = new Thread(() ->
+        {
+            spark.setJobGroup("cancelled", "a barrier stage cancelled while rank 0 waits in an AllReduce", false);
+            try
+            {
+                JcclSpark.mapPartitions(rdd, SETTINGS, (Communicator comm, java.util.Iterator<float[]> partition) ->
+                {
+                    final HostBuffer buffer = Floats.buffer(partition.next());
+                    if (comm.rank() == 0)
+                    {
+                        WAITING.get().countDown();
+                        try
+                        {
+                            // no other rank calls it: only the cancellation can end it before the deadline
+                            comm.allReduce(buffer, buffer, COUNT, DataType.FLOAT32, ReduceOp.SUM);
+                        }
+                        catch (final JcclException ex)
+                        {
+                            SURVIVOR_ERRORS.add(ex.getClass());
+                            throw ex;
+                        }
+                        finally
+                        {
+                            ENDED.get().countDown();
+                        }
+                    }
+                    else
+                    {
+                        while (!BarrierTaskContext.get().isInterrupted())
+                        {
+                            Thread.sleep(10);
+                        }
+                    }
+                    return List.of(Floats.array(buffer)).iterator();
+                }).collect();
+                JOB_OUTCOME.add("finished");
+            }
+            catch (final Exception ex)
+            {
+                // Spark's SparkException is checked, and thrown undeclared through Scala
+                JOB_OUTCOME.add(String.valueOf(ex.getMessage()));
+            }
+        });
+        submitter.start();
+        waiting.await();
+        spark.cancelJobGroup("cancelled");
+        submitter.join();
+        // the job reports its cancellation at once; its tasks end afterwards
+        ended.await();
+
+        assertTrue(JOB_OUTCOME.size() == 1 && JOB_OUTCOME.peek().contains("cancelled"), "outcome: " + JOB_OUTCOME);
+        assertEquals(List.of(JcclAbortedException.class), new ArrayList<>(SURVIVOR_ERRORS),
+            "rank 0's AllReduce ended by the abort, not by its deadline");
+        assertEquals(List.of(), sharedFilesOfThisProcess(), "left in " + Jccl.sharedMemoryDirectory());
     }
 
     @Test
@@ -234,8 +313,6 @@ abstract class BarrierCollectivesContract
         assertTrue(assertThrows(JcclInvalidArgumentException.class,
             () -> JcclSpark.mapPartitions(rdd, () -> new Context().timeoutMs(0), same)).getMessage()
             .contains(Context.TIMEOUT_MS_PROP_NAME));
-        assertTrue(assertThrows(JcclInvalidArgumentException.class,
-            () -> JcclBarrier.communicator(null, new Context())).getMessage().startsWith("task"));
         assertEquals(0, spark.sc().statusTracker().getActiveJobIds().length, "no job started");
     }
 
@@ -260,6 +337,24 @@ abstract class BarrierCollectivesContract
     JavaRDD<float[]> partitions(final float[][] inputs)
     {
         return spark.parallelize(new ArrayList<>(Arrays.asList(inputs)), inputs.length);
+    }
+
+    /**
+     * @return names of jccl's files in the shared-memory directory that carry this JVM's pid (shared buffers,
+     *         mapping files, FIFO files not yet linked): the tasks of local[N] are this JVM.
+     */
+    static List<String> sharedFilesOfThisProcess()
+    {
+        final long pid = ProcessHandle.current().pid();
+        final Pattern own = Pattern.compile("jccl-(mem-\\d+-|fifo-\\d+-)?" + pid + "-\\d+");
+        try (Stream<Path> files = Files.list(Jccl.sharedMemoryDirectory()))
+        {
+            return files.map(f -> f.getFileName().toString()).filter(n -> own.matcher(n).matches()).toList();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
     }
 
     private static ByteBuffer[] bytes(final float[][] inputs)
