@@ -21,28 +21,33 @@ import java.util.stream.IntStream;
  * Per iteration, side by side in one run: Spark's {@code treeAggregate} of a dense float vector per partition (the
  * gradient of an iterative trainer, already in memory) against jccl's AllReduce (SUM, out of place, in buffers of
  * {@code Jccl.allocate}) of the same vectors inside one barrier stage. Prints, per size, the median and mean
- * milliseconds of both and their ratio. Arguments: master (default {@code local-cluster[2,1,2048]}), iterations
- * (default 20), then sizes in floats (default 1M 4M 16M, jccl's size syntax: {@code K} and {@code M} are 2^10 and
+ * milliseconds of both and their ratio. Arguments: master (default {@code local-cluster[2,1,2048]}),
+ * {@code treeAggregate} iterations (default 20), AllReduce iterations (default 50, as {@code -n 50}), then sizes in
+ * floats (default 1M 4M 16M, jccl's size syntax: {@code K} and {@code M} are 2^10 and
  * 2^20). Threads: the driver's; the tasks are Spark's.
  */
 public final class AllReduceVsTreeAggregate
 {
-    private static final int WARMUP = 3;
+    /** Untimed {@code treeAggregate} jobs first. */
+    private static final int AGGREGATE_WARMUP = 3;
+    /** Untimed AllReduces first, as nccl-tests' and jccl-bench's default {@code -w 5}. */
+    private static final int REDUCE_WARMUP = 5;
 
     private AllReduceVsTreeAggregate()
     {
     }
 
     /**
-     * @param args master, iterations, sizes.
+     * @param args master, treeAggregate iterations, AllReduce iterations, sizes.
      * @throws InterruptedException if interrupted while waiting for executors.
      */
     public static void main(final String[] args) throws InterruptedException
     {
         final String master = args.length > 0 ? args[0] : "local-cluster[2,1,2048]";
-        final int iterations = args.length > 1 ? Integer.parseInt(args[1]) : 20;
-        final int[] sizes = args.length > 2 ?
-            Arrays.stream(args, 2, args.length).mapToInt(AllReduceVsTreeAggregate::floats).toArray() :
+        final int aggregations = args.length > 1 ? Integer.parseInt(args[1]) : 20;
+        final int reductions = args.length > 2 ? Integer.parseInt(args[2]) : 50;
+        final int[] sizes = args.length > 3 ?
+            Arrays.stream(args, 3, args.length).mapToInt(AllReduceVsTreeAggregate::floats).toArray() :
             new int[] {1 << 20, 4 << 20, 16 << 20};
         final JavaSparkContext spark = LocalSpark.start(master, 120_000);
         if (spark == null)
@@ -53,8 +58,9 @@ public final class AllReduceVsTreeAggregate
         {
             final int partitions = LocalSpark.executors(master) > 0 ? LocalSpark.executors(master) :
                 spark.defaultParallelism();
-            System.out.printf("%s, %d partitions, %d iterations after %d warm-up; milliseconds per iteration%n",
-                master, partitions, iterations, WARMUP);
+            System.out.printf("%s, %d partitions; treeAggregate %d iterations after %d warm-up, AllReduce %d after %d;"
+                + " milliseconds per iteration%n", master, partitions, aggregations, AGGREGATE_WARMUP, reductions,
+                REDUCE_WARMUP);
             System.out.printf("%10s %10s %14s %14s %14s %14s %8s%n", "floats", "bytes", "treeAgg med", "treeAgg mean",
                 "jccl med", "jccl mean", "ratio");
             for (final int count : sizes)
@@ -63,8 +69,8 @@ public final class AllReduceVsTreeAggregate
                 final JavaRDD<float[]> vectors = spark.parallelize(ids, partitions)
                     .map(p -> random(count, p)).cache();
                 vectors.count();
-                final double[] aggregate = treeAggregate(vectors, iterations);
-                final double[] reduce = allReduce(vectors, count, iterations);
+                final double[] aggregate = treeAggregate(vectors, aggregations);
+                final double[] reduce = allReduce(vectors, count, reductions);
                 System.out.printf("%10d %10d %14.3f %14.3f %14.3f %14.3f %7.1fx%n", count, 4L * count,
                     median(aggregate), mean(aggregate), median(reduce), mean(reduce),
                     median(aggregate) / median(reduce));
@@ -86,7 +92,7 @@ public final class AllReduceVsTreeAggregate
     static double[] treeAggregate(final JavaRDD<float[]> vectors, final int iterations)
     {
         final double[] millis = new double[iterations];
-        for (int it = -WARMUP; it < iterations; it++)
+        for (int it = -AGGREGATE_WARMUP; it < iterations; it++)
         {
             final long start = System.nanoTime();
             final float[] sum = vectors.treeAggregate(new float[0], LinearRegression::add, LinearRegression::add, 2);
@@ -119,7 +125,7 @@ public final class AllReduceVsTreeAggregate
                 {
                     send.byteBuffer().asFloatBuffer().put(partition.next());
                     final double[] millis = new double[iterations];
-                    for (int it = -WARMUP; it < iterations; it++)
+                    for (int it = -REDUCE_WARMUP; it < iterations; it++)
                     {
                         final long start = System.nanoTime();
                         comm.allReduce(send, recv, count, DataType.FLOAT32, ReduceOp.SUM);
