@@ -20,7 +20,8 @@ import java.util.stream.IntStream;
 /**
  * Per iteration, side by side in one run: Spark's {@code treeAggregate} of a dense float vector per partition (the
  * gradient of an iterative trainer, already in memory) against jccl's AllReduce (SUM, out of place, in buffers of
- * {@code Jccl.allocate}) of the same vectors inside one barrier stage. Prints, per size, the median and mean
+ * {@code Jccl.allocate}) of the same vectors inside one barrier stage per size, after one untimed stage that warms
+ * the executors up. Prints, per size, the median and mean
  * milliseconds of both and their ratio. Arguments: master (default {@code local-cluster[2,1,2048]}),
  * {@code treeAggregate} iterations (default 20), AllReduce iterations (default 50, as {@code -n 50}), then sizes in
  * floats (default 1M 4M 16M, jccl's size syntax: {@code K} and {@code M} are 2^10 and
@@ -70,6 +71,11 @@ public final class AllReduceVsTreeAggregate
                     .map(p -> random(count, p)).cache();
                 vectors.count();
                 final double[] aggregate = treeAggregate(vectors, aggregations);
+                if (count == sizes[0])
+                {
+                    // an untimed stage first: the executors' first AllReduces also load and compile jccl's code
+                    allReduce(vectors, count, reductions);
+                }
                 final double[] reduce = allReduce(vectors, count, reductions);
                 System.out.printf("%10d %10d %14.3f %14.3f %14.3f %14.3f %7.1fx%n", count, 4L * count,
                     median(aggregate), mean(aggregate), median(reduce), mean(reduce),
