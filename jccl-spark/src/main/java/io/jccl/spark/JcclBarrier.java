@@ -31,8 +31,9 @@ import java.net.ServerSocket;
  * of a second, though Spark only flags such a task; a task that completes closes it. A task whose executor dies
  * breaks it on every peer through its closed connections.
  * <p>
- * The secret travels through Spark's RPC; turn on {@code spark.network.crypto.enabled} where that network is not
- * trusted. Threads: call it from the task's thread; stateless.
+ * The secret travels through Spark's RPC (the driver relays the all-gather); turn on {@code spark.authenticate} and
+ * {@code spark.network.crypto.enabled} where that network is not trusted. Threads: call it from the task's thread;
+ * stateless.
  */
 public final class JcclBarrier
 {
