@@ -50,7 +50,7 @@ final class CommGroup
     final io.jccl.schedules.msccl.ScheduleRegistry schedules;
     /** The CUDA devices the ranks run on, or null on the host backend. */
     final CudaGroup cuda;
-    /** Rank 0's tuner records for the other processes (ranks in several processes, {@code JCCL_TUNER=auto}), or null. */
+    /** Rank 0's tuner records for other processes (ranks in several processes, {@code JCCL_TUNER=auto}), or null. */
     volatile TunerReplication.Outbox tunerNotices;
     /** How ranks meet to split: in this process by default; through the bootstrap for ranks in several. */
     volatile Splitter splitter;

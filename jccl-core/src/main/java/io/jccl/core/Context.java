@@ -144,10 +144,10 @@ public final class Context
     }
 
     /**
-     * @return the calls a rank holds queued at most: a thread that submits one more runs the process's calls until
-     *         one is done, as a full CUDA launch queue makes its launcher wait for a slot (unbounded, a loop of calls
-     *         never waited on would hold every one in memory). A thread that issues more than this on one rank of its process before it issues the other ranks' must group them, as
-     *         NCCL asks.
+     * @return the calls a rank holds queued at most: a thread that submits one more runs the process's calls until one
+     *         is done, as a full CUDA launch queue makes its launcher wait for a slot (unbounded, a loop of calls never
+     *         waited on would hold every one in memory). A thread that issues more than this on one rank of its process
+     *         before it issues the other ranks' must group them, as NCCL asks.
      */
     public long maxQueuedCalls()
     {

@@ -191,7 +191,8 @@ final class LocalCommunicator implements Communicator
         final io.jccl.JcclTimeoutException timeout)
     {
         // a rank that still waits refreshes its wait on every 32nd stalled poll: far more often than this
-        final long freshNs = TimeUnit.MILLISECONDS.toNanos(Math.max(200, Math.min(2000, group.context.timeoutMs() / 2)));
+        final long freshNs = TimeUnit.MILLISECONDS.toNanos(
+            Math.max(200, Math.min(2000, group.context.timeoutMs() / 2)));
         final String who = WhoIsBehind.explain(group.standings, rank, call.seq, Names.of(call.collective) + " #" +
             call.seq, peer, freshNs, System.nanoTime());
         return who == null ? timeout : new io.jccl.JcclTimeoutException(timeout.getMessage() + "; " + who,

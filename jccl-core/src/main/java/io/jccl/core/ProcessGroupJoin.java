@@ -74,7 +74,8 @@ final class ProcessGroupJoin
             // every rank decides alike: the peer table is the same everywhere and the pins are compared below
             if (topology.hosts() > 1 || context.constraints().transport() == TransportKind.NET)
             {
-                net = NetTransport.start(NetConfig.fromEnvironment(Settings.environment(), id.host(), context.timeoutMs()),
+                net = NetTransport.start(
+                    NetConfig.fromEnvironment(Settings.environment(), id.host(), context.timeoutMs()),
                     id.secret());
                 net.connect(gatherEndpoints(bootstrap, net, rank));
             }

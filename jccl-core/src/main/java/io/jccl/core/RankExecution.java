@@ -780,7 +780,9 @@ final class RankExecution implements Execution
             }
         }
 
-        /** {@code dst = out = op(in, pre(src))}, a cache-sized block at a time; {@code out} 0 when the slot is direct. */
+        /**
+         * {@code dst = out = op(in, pre(src))}, a cache-sized block at a time; {@code out} 0 when the slot is direct.
+         */
         private void reduceTwice(final long in, final long src, final boolean premulSrc, final long dst,
             final long out, final long n)
         {

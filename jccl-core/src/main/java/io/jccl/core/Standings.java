@@ -15,21 +15,21 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 
 /**
- * Where each rank of a communicator stands, published by the rank itself so that a rank that times out can follow
- * the chain of waits to the rank that holds everyone up ({@link WhoIsBehind}). Per rank, one cache line: the number
- * of the call it runs (its oldest unfinished call, once it reaches the head of its queue), of the last call it
- * completed and of the last that failed on it, and, from its polls that found it stalled, the peer it waits on, in which call, and when it last found
- * itself waiting there.
+ * Where each rank of a communicator stands, published by the rank itself so that a rank that times out can follow the
+ * chain of waits to the rank that holds everyone up ({@link WhoIsBehind}). Per rank, one cache line: the number of the
+ * call it runs (its oldest unfinished call, once it reaches the head of its queue), of the last call it completed and
+ * of the last that failed on it, and, from its polls that found it stalled, the peer it waits on, in which call, and
+ * when it last found itself waiting there.
  * <p>
- * The writes cost two ordered stores per call (started, completed); the wait is written only on a stalled poll's
- * clock read, one in 32 such polls. Ranks of one process share one block of memory; ranks in several processes each
- * write a file of their own in the shared-memory directory, named after the communicator and the process
- * ({@code <communicator>-standing-<pid namespace>-<pid>}), which peers on the same host map once every rank has made
- * its own ({@link #mapPeers()}). A peer on another host is not visible: the chain ends there, saying so. Its owner deletes the file at
- * close; {@link StaleSharedFiles} removes one whose owner was killed.
+ * The writes cost two ordered stores per call (started, completed or failed); the wait is written only on a stalled
+ * poll's clock read, one in 32 such polls. Ranks of one process share one block of memory; ranks in several processes
+ * each write a file of their own in the shared-memory directory, named after the communicator, the process and the
+ * rank ({@code <communicator>-standing-<pid namespace>-<pid>-<rank>}), which peers on the same host map once every
+ * rank has made its own ({@link #mapPeers()}). A peer on another host is not visible: the chain ends there, saying so.
+ * Its owner deletes the file at close; {@link StaleSharedFiles} removes one whose owner was killed.
  * <p>
- * Threading: each rank writes only its own slot, from the thread that advances its calls; any thread reads. A
- * reader may see one rank's fields from different moments: what it reports is a diagnosis, not a decision.
+ * Threading: each rank writes only its own slot, from the thread that advances its calls; any thread reads. A reader
+ * may see one rank's fields from different moments: what it reports is a diagnosis, not a decision.
  */
 final class Standings implements AutoCloseable
 {
@@ -119,7 +119,7 @@ final class Standings implements AutoCloseable
             sameHost[r] = hosts[r] == hosts[rank];
         }
         final UnsafeBuffer[] slots = new UnsafeBuffer[pids.length];
-        final Path file = directory.resolve(fileName(prefix, pids[rank]));
+        final Path file = directory.resolve(fileName(prefix, pids[rank], rank));
         Path own = null;
         try (FileChannel channel = FileChannel.open(file, java.util.Set.of(StandardOpenOption.CREATE_NEW,
             StandardOpenOption.READ, StandardOpenOption.WRITE),
@@ -140,11 +140,12 @@ final class Standings implements AutoCloseable
     /**
      * @param prefix the communicator's prefix.
      * @param pid    the owner's process id.
-     * @return the name of that process's file, in this process's pid namespace.
+     * @param rank   the owner's rank (one JVM may join one communicator several times: Spark's tasks in local mode).
+     * @return the name of that rank's file, in this process's pid namespace.
      */
-    static String fileName(final String prefix, final long pid)
+    static String fileName(final String prefix, final long pid, final int rank)
     {
-        return prefix + FILE_INFIX + StaleSharedFiles.pidNamespace() + "-" + pid;
+        return prefix + FILE_INFIX + StaleSharedFiles.pidNamespace() + "-" + pid + "-" + rank;
     }
 
     /**
@@ -237,7 +238,7 @@ final class Standings implements AutoCloseable
         {
             return slots[rank];
         }
-        final Path file = directory.resolve(fileName(prefix, pids[rank]));
+        final Path file = directory.resolve(fileName(prefix, pids[rank], rank));
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
         {
             if (channel.size() < SLOT_BYTES)

@@ -4,12 +4,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Names the rank that holds a call up, for a rank whose call timed out: from the peer it waits on, it follows the
- * waits each rank published on the {@link Standings} board to the first rank that is not itself waiting on a peer in
- * the call it runs (that call, or an earlier one it has not finished: then the chain goes on in that call). That rank has not started the call (its user code has not called it yet, or is stuck before it), or it
- * is in the call and no longer seen waiting (its process is stopped, or the thread that drives it is blocked), or it
- * lives on another host where its standing cannot be seen. Without this, a rank names only the neighbour it listens
- * to, which may itself be waiting on the real culprit.
+ * Names the rank that holds a call up, for a rank whose call timed out: from the peer it waits on, it follows the waits
+ * each rank published on the {@link Standings} board to the first rank that is not itself waiting on a peer in the call
+ * it runs (that call, or an earlier one it has not finished: then the chain goes on in that call). That rank has not
+ * started the call (its user code has not called it yet, or is stuck before it), or it is in the call and no longer
+ * seen waiting (its process is stopped, or the thread that drives it is blocked), or it lives on another host where its
+ * standing cannot be seen. Without this, a rank names only the neighbour it listens to, which may itself be waiting on
+ * the real culprit.
  * <p>
  * Stateless; called on the failing thread, off every hot path.
  */

@@ -39,7 +39,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -79,6 +78,9 @@ abstract class BarrierCollectivesContract
     /** @return the Spark master the tests run on. */
     abstract String master();
 
+    /** jccl's files in the shared-memory directory when the test began (another run's, a dead process's). */
+    private List<String> filesBefore;
+
     /** @return the number of tasks, and ranks, of each stage: at most the master's slots. */
     abstract int ranks();
 
@@ -100,6 +102,7 @@ abstract class BarrierCollectivesContract
     @BeforeEach
     void clearRecords()
     {
+        filesBefore = jcclFiles();
         SEEN.clear();
         ATTEMPTS.clear();
         SURVIVOR_ERRORS.clear();
@@ -167,16 +170,7 @@ abstract class BarrierCollectivesContract
         final JavaRDD<float[]> first = JcclSpark.mapPartitions(partitions(inputs), SETTINGS, sum);
         final List<float[]> outputs = JcclSpark.mapPartitions(first, SETTINGS, sum).collect();
 
-        final float[] once = Floats.array(ReferenceCollectives.allReduce(Algorithm.RING, bytes(inputs), COUNT,
-            DataType.FLOAT32, ReduceOp.SUM));
-        final float[][] sums = new float[ranks()][];
-        Arrays.fill(sums, once);
-        final float[] twice = Floats.array(ReferenceCollectives.allReduce(Algorithm.RING, bytes(sums), COUNT,
-            DataType.FLOAT32, ReduceOp.SUM));
-        for (int r = 0; r < ranks(); r++)
-        {
-            assertArrayEquals(twice, outputs.get(r), "rank " + r);
-        }
+        assertSummedTwice(inputs, outputs);
         final Set<Communicator> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
         distinct.addAll(SEEN);
         assertEquals(2 * ranks(), distinct.size(), "one communicator per task of each stage: " + SEEN);
@@ -217,23 +211,14 @@ abstract class BarrierCollectivesContract
                 return List.of(Floats.array(buffer)).iterator();
             }).collect();
 
-        final float[] once = Floats.array(ReferenceCollectives.allReduce(Algorithm.RING, bytes(inputs), COUNT,
-            DataType.FLOAT32, ReduceOp.SUM));
-        final float[][] sums = new float[ranks()][];
-        Arrays.fill(sums, once);
-        final float[] twice = Floats.array(ReferenceCollectives.allReduce(Algorithm.RING, bytes(sums), COUNT,
-            DataType.FLOAT32, ReduceOp.SUM));
-        for (int r = 0; r < ranks(); r++)
-        {
-            assertArrayEquals(twice, outputs.get(r), "rank " + r);
-        }
+        assertSummedTwice(inputs, outputs);
         for (int r = 0; r < ranks(); r++)
         {
             assertTrue(ATTEMPTS.contains("0/" + r) && ATTEMPTS.contains("1/" + r), "attempts run: " + ATTEMPTS);
         }
         assertFalse(SURVIVOR_ERRORS.contains(JcclTimeoutException.class),
             "a survivor waited for its deadline instead of failing with its peer: " + SURVIVOR_ERRORS);
-        assertEquals(List.of(), sharedFilesOfThisProcess(), "left in " + Jccl.sharedMemoryDirectory());
+        assertEquals(List.of(), newSharedFiles(), "left in " + Jccl.sharedMemoryDirectory());
     }
 
     @Test
@@ -297,7 +282,7 @@ abstract class BarrierCollectivesContract
         assertTrue(JOB_OUTCOME.size() == 1 && JOB_OUTCOME.peek().contains("cancelled"), "outcome: " + JOB_OUTCOME);
         assertEquals(List.of(JcclAbortedException.class), new ArrayList<>(SURVIVOR_ERRORS),
             "rank 0's AllReduce ended by the abort, not by its deadline");
-        assertEquals(List.of(), sharedFilesOfThisProcess(), "left in " + Jccl.sharedMemoryDirectory());
+        assertEquals(List.of(), newSharedFiles(), "left in " + Jccl.sharedMemoryDirectory());
     }
 
     @Test
@@ -341,16 +326,21 @@ abstract class BarrierCollectivesContract
     }
 
     /**
-     * @return names of jccl's files in the shared-memory directory that carry this JVM's pid (shared buffers,
-     *         mapping files, FIFO files not yet linked): the tasks of local[N] are this JVM.
+     * @return jccl's files in the shared-memory directory that the test made and left: shared buffers, FIFO files,
+     *         standing files (the tasks of local[N] are this JVM, and nothing else runs beside a module's tests).
      */
-    static List<String> sharedFilesOfThisProcess()
+    List<String> newSharedFiles()
     {
-        final long pid = ProcessHandle.current().pid();
-        final Pattern own = Pattern.compile("jccl-(mem-\\d+-|fifo-\\d+-)?" + pid + "-\\d+");
+        final List<String> left = new ArrayList<>(jcclFiles());
+        left.removeAll(filesBefore);
+        return left;
+    }
+
+    private static List<String> jcclFiles()
+    {
         try (Stream<Path> files = Files.list(Jccl.sharedMemoryDirectory()))
         {
-            return files.map(f -> f.getFileName().toString()).filter(n -> own.matcher(n).matches()).toList();
+            return files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith("jccl-")).sorted().toList();
         }
         catch (final IOException ex)
         {
@@ -361,5 +351,20 @@ abstract class BarrierCollectivesContract
     private static ByteBuffer[] bytes(final float[][] inputs)
     {
         return Arrays.stream(inputs).map(Floats::bytes).toArray(ByteBuffer[]::new);
+    }
+
+    /** Each rank's output is the ring AllReduce (sum) of the inputs, AllReduced once more across the ranks. */
+    private void assertSummedTwice(final float[][] inputs, final List<float[]> outputs)
+    {
+        final float[] once = Floats.array(ReferenceCollectives.allReduce(Algorithm.RING, bytes(inputs), COUNT,
+            DataType.FLOAT32, ReduceOp.SUM));
+        final float[][] sums = new float[ranks()][];
+        Arrays.fill(sums, once);
+        final float[] twice = Floats.array(ReferenceCollectives.allReduce(Algorithm.RING, bytes(sums), COUNT,
+            DataType.FLOAT32, ReduceOp.SUM));
+        for (int r = 0; r < ranks(); r++)
+        {
+            assertArrayEquals(twice, outputs.get(r), "rank " + r);
+        }
     }
 }

@@ -26,8 +26,8 @@ import java.util.stream.Stream;
  *     made; one survives only a kill at that moment.</li>
  *     <li>{@code jccl-fifo-<pid namespace>-<pid>-<n>}: a FIFO file its creator prepares before it links it to its
  *     shared name ({@link SharedFifoFile}); one survives only a kill at that moment.</li>
- *     <li>{@code <communicator>-standing-<pid namespace>-<pid>}: where a rank stands (its call, whom it waits on),
- *     kept by name while the communicator lives; a killed owner leaves it for this sweep.</li>
+ *     <li>{@code <communicator>-standing-<pid namespace>-<pid>-<rank>}: where a rank stands (its call, whom it
+ *     waits on), kept by name while the communicator lives; a killed owner leaves it for this sweep.</li>
  * </ul>
  * and FIFO files under their shared name ({@code jccl-<communicator>-<from>-<to>-<channel>-<protocol>-<kind>}) name
  * their creator in their header: such a file stays by name until the peer attaches, forever where the peer never
@@ -48,7 +48,7 @@ public final class StaleSharedFiles
     public static final long PID_REUSE_MARGIN_MS = 2_000;
 
     /**
-     * The infix of a rank's standing file ({@code <communicator>-standing-<pid namespace>-<pid>}), where it
+     * The infix of a rank's standing file ({@code <communicator>-standing-<pid namespace>-<pid>-<rank>}), where it
      * publishes which call it runs and whom it waits on, for peers that time out.
      */
     public static final String STANDING_INFIX = "-standing-";
@@ -57,7 +57,7 @@ public final class StaleSharedFiles
     private static final Pattern BUFFER_NAME = Pattern.compile(SharedBuffers.NAME_PREFIX +
         "(\\d{1,20})-(\\d{1,10})-(\\d{1,19})");
     private static final Pattern STANDING_NAME = Pattern.compile("jccl-[0-9a-f]{1,64}" + STANDING_INFIX +
-        "(\\d{1,20})-(\\d{1,10})");
+        "(\\d{1,20})-(\\d{1,10})-\\d{1,10}");
     private static final Pattern MAPPING_NAME = Pattern.compile("jccl-(\\d{1,10})-(\\d{1,19})");
     private static final Pattern FIFO_TEMP_NAME = Pattern.compile(SharedFifoFile.TEMP_PREFIX +
         "(\\d{1,20})-(\\d{1,10})-(\\d{1,19})");

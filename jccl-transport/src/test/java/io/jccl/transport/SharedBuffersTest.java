@@ -149,9 +149,9 @@ class SharedBuffersTest
         final Path fifo = Files.createFile(dir.resolve("jccl-0123456789012345-0-1-0-simple-p2p"));
         final Path foreign = Files.createFile(dir.resolve("not-jccl-" + DEAD_PID + "-1"));
         final String standing = "jccl-0123456789abcdef" + StaleSharedFiles.STANDING_INFIX;
-        final Path deadStanding = Files.createFile(dir.resolve(standing + ns + "-" + DEAD_PID));
-        final Path liveStanding = Files.createFile(dir.resolve(standing + ns + "-" + self));
-        final Path otherStanding = Files.createFile(dir.resolve(standing + (ns + 1) + "-" + DEAD_PID));
+        final Path deadStanding = Files.createFile(dir.resolve(standing + ns + "-" + DEAD_PID + "-3"));
+        final Path liveStanding = Files.createFile(dir.resolve(standing + ns + "-" + self + "-0"));
+        final Path otherStanding = Files.createFile(dir.resolve(standing + (ns + 1) + "-" + DEAD_PID + "-1"));
 
         final List<Path> removed = StaleSharedFiles.sweep(dir);
 

@@ -50,15 +50,10 @@ public final class AllReduceVsTreeAggregate
         final int[] sizes = args.length > 3 ?
             Arrays.stream(args, 3, args.length).mapToInt(AllReduceVsTreeAggregate::floats).toArray() :
             new int[] {1 << 20, 4 << 20, 16 << 20};
-        final JavaSparkContext spark = LocalSpark.start(master, 120_000);
-        if (spark == null)
-        {
-            throw new IllegalStateException("the executors of " + master + " did not register in 120 s");
-        }
+        final JavaSparkContext spark = LocalSpark.startOrFail(master);
         try
         {
-            final int partitions = LocalSpark.executors(master) > 0 ? LocalSpark.executors(master) :
-                spark.defaultParallelism();
+            final int partitions = LocalSpark.partitions(spark, master);
             System.out.printf("%s, %d partitions; treeAggregate %d iterations after %d warm-up, AllReduce %d after %d;"
                 + " milliseconds per iteration%n", master, partitions, aggregations, AGGREGATE_WARMUP, reductions,
                 REDUCE_WARMUP);

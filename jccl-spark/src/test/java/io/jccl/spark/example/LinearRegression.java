@@ -55,15 +55,10 @@ public final class LinearRegression
         final int iterations = args.length > 1 ? Integer.parseInt(args[1]) : 20;
         final int rows = args.length > 2 ? Integer.parseInt(args[2]) : 8192;
         final int features = args.length > 3 ? Integer.parseInt(args[3]) : 512;
-        final JavaSparkContext spark = LocalSpark.start(master, 120_000);
-        if (spark == null)
-        {
-            throw new IllegalStateException("the executors of " + master + " did not register in 120 s");
-        }
+        final JavaSparkContext spark = LocalSpark.startOrFail(master);
         try
         {
-            final int partitions = LocalSpark.executors(master) > 0 ? LocalSpark.executors(master) :
-                spark.defaultParallelism();
+            final int partitions = LocalSpark.partitions(spark, master);
             final JavaRDD<Samples> data = data(spark, partitions, rows, features);
             System.out.printf("%d partitions x %d samples x %d features, %d iterations on %s%n", partitions, rows,
                 features, iterations, master);

@@ -127,6 +127,34 @@ public final class LocalSpark
         return spark;
     }
 
+    /**
+     * {@link #start(String, long)} for the examples' mains, which cannot go on without their executors.
+     *
+     * @param master the master.
+     * @return the context, its executors registered within 120 s.
+     * @throws InterruptedException  if interrupted while waiting.
+     * @throws IllegalStateException if the executors did not register in time.
+     */
+    public static JavaSparkContext startOrFail(final String master) throws InterruptedException
+    {
+        final JavaSparkContext spark = start(master, 120_000);
+        if (spark == null)
+        {
+            throw new IllegalStateException("the executors of " + master + " did not register in 120 s");
+        }
+        return spark;
+    }
+
+    /**
+     * @param spark  the running context.
+     * @param master its master.
+     * @return one partition per executor of {@code local-cluster}, else the context's default parallelism.
+     */
+    public static int partitions(final JavaSparkContext spark, final String master)
+    {
+        return executors(master) > 0 ? executors(master) : spark.defaultParallelism();
+    }
+
     private static List<String> classFolders()
     {
         final List<String> folders = new ArrayList<>();

@@ -45,14 +45,14 @@ import static io.jccl.transport.bootstrap.BootstrapProtocol.typeName;
  * Once every rank is in, each receives the table of all ranks' {@link PeerInfo}.
  * <p>
  * Afterwards one daemon thread per process watches the control connections (the package's {@code PeerWatch}, which
- * hands the all-gather and notice frames back to this class). A peer that vanishes without a goodbye (its process
- * died, its host went away) is reported to the consumer set with {@link #onPeerFailure(Consumer)}: rank 0 sees the
- * end of that rank's connection and tells the others; the others see the end of rank 0's. A {@link #close()} says
- * goodbye first, so it is never reported as a failure; an {@link #abort()} says that it aborted, reported as an
- * abort, not a death; a failure found on one rank (its timeout) reaches the others through
- * {@link #announceFailure(JcclException)}, so every rank fails with the first cause. What the watch thread shares with the callers (the
- * contributions and answers that arrived, who is gone and why) is kept under one lock, whose condition wakes the
- * waiting all-gathers and close.
+ * hands the all-gather and notice frames back to this class). A peer that vanishes without a goodbye (its process died,
+ * its host went away) is reported to the consumer set with {@link #onPeerFailure(Consumer)}: rank 0 sees the end of
+ * that rank's connection and tells the others; the others see the end of rank 0's. A {@link #close()} says goodbye
+ * first, so it is never reported as a failure; an {@link #abort()} says that it aborted, reported as an abort, not a
+ * death; a failure found on one rank (its timeout) reaches the others through {@link #announceFailure(JcclException)},
+ * so every rank fails with the first cause. What the watch thread shares with the callers (the contributions and
+ * answers that arrived, who is gone and why) is kept under one lock, whose condition wakes the waiting all-gathers and
+ * close.
  * <p>
  * {@link #allGather(byte[])} and {@link #barrier()} go through rank 0 and wait at most the timeout given to
  * {@link #connect(UniqueId, int, int, PeerInfo, long)}; every rank must make the same sequence of these calls.
