@@ -38,6 +38,7 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
@@ -183,7 +184,7 @@ abstract class BarrierCollectivesContract
     }
 
     @Test
-    void shouldRerunTheWholeStageWhenOneTaskFailsOnItsFirstAttempt()
+    void shouldRerunTheWholeStageWhenOneTaskFailsOnItsFirstAttempt() throws InterruptedException
     {
         final float[][] inputs = inputs(4);
         final int failing = ranks() - 1;
@@ -218,7 +219,7 @@ abstract class BarrierCollectivesContract
         }
         assertFalse(SURVIVOR_ERRORS.contains(JcclTimeoutException.class),
             "a survivor waited for its deadline instead of failing with its peer: " + SURVIVOR_ERRORS);
-        assertEquals(List.of(), newSharedFiles(), "left in " + Jccl.sharedMemoryDirectory());
+        assertNoNewSharedFiles();
     }
 
     @Test
@@ -282,7 +283,7 @@ abstract class BarrierCollectivesContract
         assertTrue(JOB_OUTCOME.size() == 1 && JOB_OUTCOME.peek().contains("cancelled"), "outcome: " + JOB_OUTCOME);
         assertEquals(List.of(JcclAbortedException.class), new ArrayList<>(SURVIVOR_ERRORS),
             "rank 0's AllReduce ended by the abort, not by its deadline");
-        assertEquals(List.of(), newSharedFiles(), "left in " + Jccl.sharedMemoryDirectory());
+        assertNoNewSharedFiles();
     }
 
     @Test
@@ -334,6 +335,23 @@ abstract class BarrierCollectivesContract
         final List<String> left = new ArrayList<>(jcclFiles());
         left.removeAll(filesBefore);
         return left;
+    }
+
+    /**
+     * Waits until every file the test added to the shared-memory directory is gone, at most 30 s: a task's
+     * communicator closes in its completion listener, which Spark runs after the task's function returned (the
+     * killed tasks' a moment after the job reported its cancellation). A file that stays is a leak.
+     *
+     * @throws InterruptedException if interrupted while waiting.
+     */
+    void assertNoNewSharedFiles() throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!newSharedFiles().isEmpty() && System.nanoTime() < deadline)
+        {
+            Thread.sleep(50);
+        }
+        assertEquals(List.of(), newSharedFiles(), "left in " + Jccl.sharedMemoryDirectory());
     }
 
     private static List<String> jcclFiles()
