@@ -184,22 +184,6 @@ final class LocalCommunicator implements Communicator
     }
 
     /**
-     * @return the timeout with the rank that holds the call up named, where the call waits on a peer: the end of
-     *         the chain of waits the ranks published ({@link WhoIsBehind}).
-     */
-    private io.jccl.JcclTimeoutException whoIsBehind(final Call call, final int peer,
-        final io.jccl.JcclTimeoutException timeout)
-    {
-        // a rank that still waits refreshes its wait on every 32nd stalled poll: far more often than this
-        final long freshNs = TimeUnit.MILLISECONDS.toNanos(
-            Math.max(200, Math.min(2000, group.context.timeoutMs() / 2)));
-        final String who = WhoIsBehind.explain(group.standings, rank, call.seq, Names.of(call.collective) + " #" +
-            call.seq, peer, freshNs, System.nanoTime());
-        return who == null ? timeout : new io.jccl.JcclTimeoutException(timeout.getMessage() + "; " + who,
-            timeout.getCause());
-    }
-
-    /**
      * @return the error a call ends with when an earlier failure broke the communicator: the abort itself, else the
      *         first cause wrapped so that it names this call and rank; a timeout stays a timeout.
      */
@@ -330,7 +314,8 @@ final class LocalCommunicator implements Communicator
                 {
                     // read before timeout(), which stops a kernel
                     final int peer = call.execution.waitsOn();
-                    failGroup(call, whoIsBehind(call, peer, call.execution.timeout(group.context.timeoutMs())));
+                    failGroup(call, WhoIsBehind.named(group.standings, rank, call, peer,
+                        call.execution.timeout(group.context.timeoutMs()), group.context.timeoutMs()));
                     work++;
                     continue;
                 }

@@ -55,6 +55,7 @@ final class ProcessGroupJoin
             context.timeoutMs());
         CommGroup group = null;
         NetTransport net = null;
+        Standings standings = null;
         try
         {
             final List<PeerInfo> peers = bootstrap.peers();
@@ -84,7 +85,7 @@ final class ProcessGroupJoin
             final NetTransport network = net;
             final CommGroup[] joined = new CommGroup[1];
             final long[] pids = peers.stream().mapToLong(PeerInfo::pid).toArray();
-            final Standings standings = Standings.shared(rank, pids, hosts, directory, sharedPrefix(id));
+            standings = Standings.shared(rank, pids, hosts, directory, sharedPrefix(id));
             group = CommGroup.createShared(context, topology, new int[] {rank}, transport, calibration,
                 new CommGroup.Outside(standings, bootstrap::announceFailure, bootstrap::abort,
                     () -> quiesce(bootstrap, network), () ->
@@ -138,9 +139,17 @@ final class ProcessGroupJoin
             {
                 group.communicators()[0].close();
             }
-            else if (net != null)
+            else
             {
-                net.close();
+                if (net != null)
+                {
+                    net.close();
+                }
+                if (standings != null)
+                {
+                    // the group would have removed it at its close
+                    standings.close();
+                }
             }
             bootstrap.close();
             throw ex;

@@ -1,7 +1,10 @@
 package io.jccl.core;
 
+import io.jccl.JcclTimeoutException;
+
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Names the rank that holds a call up, for a rank whose call timed out: from the peer it waits on, it follows the waits
@@ -18,6 +21,25 @@ final class WhoIsBehind
 {
     private WhoIsBehind()
     {
+    }
+
+    /**
+     * @param board     where every rank stands.
+     * @param self      the rank whose call timed out.
+     * @param call      that call.
+     * @param waitsOn   the peer it waits on (read before {@code timeout} was made, which stops a kernel), or -1.
+     * @param timeout   its timeout, naming where it waits.
+     * @param timeoutMs the deadline that passed.
+     * @return the timeout with the rank that holds the call up named, where the call waits on a peer.
+     */
+    static JcclTimeoutException named(final Standings board, final int self, final Call call, final int waitsOn,
+        final JcclTimeoutException timeout, final long timeoutMs)
+    {
+        // a rank that still waits refreshes its wait on every 32nd stalled poll: far more often than this
+        final long freshNs = TimeUnit.MILLISECONDS.toNanos(Math.max(200, Math.min(2000, timeoutMs / 2)));
+        final String who = explain(board, self, call.seq, Names.of(call.collective) + " #" + call.seq, waitsOn,
+            freshNs, System.nanoTime());
+        return who == null ? timeout : new JcclTimeoutException(timeout.getMessage() + "; " + who, timeout.getCause());
     }
 
     /**

@@ -58,9 +58,9 @@ import static io.jccl.transport.bootstrap.BootstrapProtocol.typeName;
  * {@link #connect(UniqueId, int, int, PeerInfo, long)}; every rank must make the same sequence of these calls.
  * They may be called from any thread, one call at a time per instance.
  * <p>
- * Over 600 lines on purpose: the all-gather that remains here waits on the same lock and condition as
- * {@link PeerWatch}'s deaths, the list of ranks gone and the closing flag; a third class for it would share that
- * lock across three files.
+ * Over 600 lines on purpose: one job, the control channel after the rendezvous (all-gather, notices, goodbye,
+ * abort and failure notices), whose parts share the links, the closing flag, and the lock and condition that
+ * {@link PeerWatch}'s deaths signal; the all-gather in a third class would share that lock across three files.
  */
 public final class Bootstrap implements AutoCloseable
 {
@@ -351,10 +351,7 @@ public final class Bootstrap implements AutoCloseable
      */
     public void abort()
     {
-        if (!closeStarted.get())
-        {
-            announce(FAILED_ABORTED, "rank " + rank + " aborted", Math.min(timeoutMs, ABORT_NOTICE_MS));
-        }
+        announce(FAILED_ABORTED, "rank " + rank + " aborted", Math.min(timeoutMs, ABORT_NOTICE_MS));
         crashForTest();
     }
 
