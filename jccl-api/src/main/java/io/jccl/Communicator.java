@@ -180,6 +180,137 @@ public interface Communicator extends AutoCloseable
     }
 
     /**
+     * Sends {@code count} elements to {@code peer} ({@code ncclSend}). The k-th send from rank a to rank b meets the
+     * k-th receive at b from a; it must receive the same count and type, or both ranks' calls fail with an error that
+     * names both sides. Inside a group ({@code Jccl.groupStart()}/{@code groupEnd()}) every send and receive of this
+     * rank progresses together and starts after the group's collectives, so a ring shift or an all-to-all written as
+     * one group cannot deadlock whatever the order of its calls; a send to this rank itself needs its receive in
+     * the same group. A count of 0 is legal and still meets its receive. Host memory only for now.
+     *
+     * @param buffer count elements, read until the call completes (may be null when count is 0).
+     * @param count  elements.
+     * @param type   element type.
+     * @param peer   the receiving rank, 0..size()-1 (this rank included).
+     * @param stream ordering domain.
+     * @return the call's handle (inside a group, the handle of every send and receive of this rank in the group).
+     * @throws JcclInvalidArgumentException naming the argument, before anything is sent.
+     * @throws JcclInvalidUsageException    where this kind of communicator has no point-to-point calls.
+     */
+    default Work send(final Buffer buffer, final long count, final DataType type, final int peer,
+        final Stream stream)
+    {
+        throw new JcclInvalidUsageException(getClass().getSimpleName() + " has no send");
+    }
+
+    /**
+     * Receives {@code count} elements from {@code peer} ({@code ncclRecv}); see {@link #send}.
+     *
+     * @param buffer count elements, written by the call (may be null when count is 0).
+     * @param count  elements.
+     * @param type   element type.
+     * @param peer   the sending rank, 0..size()-1 (this rank included).
+     * @param stream ordering domain.
+     * @return the call's handle (inside a group, the handle of every send and receive of this rank in the group).
+     * @throws JcclInvalidArgumentException naming the argument, before anything is sent.
+     * @throws JcclInvalidUsageException    where this kind of communicator has no point-to-point calls.
+     */
+    default Work recv(final Buffer buffer, final long count, final DataType type, final int peer,
+        final Stream stream)
+    {
+        throw new JcclInvalidUsageException(getClass().getSimpleName() + " has no recv");
+    }
+
+    /**
+     * Blocking {@link #send} on the default stream (outside a group: a send to another rank waits for its receive).
+     *
+     * @param buffer count elements.
+     * @param count  elements.
+     * @param type   element type.
+     * @param peer   the receiving rank.
+     */
+    default void send(final Buffer buffer, final long count, final DataType type, final int peer)
+    {
+        send(buffer, count, type, peer, Stream.DEFAULT).join();
+    }
+
+    /**
+     * Blocking {@link #recv} on the default stream.
+     *
+     * @param buffer count elements.
+     * @param count  elements.
+     * @param type   element type.
+     * @param peer   the sending rank.
+     */
+    default void recv(final Buffer buffer, final long count, final DataType type, final int peer)
+    {
+        recv(buffer, count, type, peer, Stream.DEFAULT).join();
+    }
+
+    /**
+     * All-to-all with a count and a displacement per peer, as {@code MPI_Alltoallv}: this rank sends
+     * {@code sendCounts[p]} elements from element {@code sendDispls[p]} of {@code send} to every rank p and receives
+     * {@code recvCounts[p]} elements from p at element {@code recvDispls[p]} of {@code recv}; one group of sends and
+     * receives. Rank p's {@code sendCounts[q]} must equal rank q's {@code recvCounts[p]}.
+     *
+     * @param send       the data to send.
+     * @param sendCounts elements to each rank, one per rank.
+     * @param sendDispls where each rank's elements start in {@code send}, in elements.
+     * @param recv       where received data goes; must not overlap {@code send}.
+     * @param recvCounts elements from each rank, one per rank.
+     * @param recvDispls where each rank's elements go in {@code recv}, in elements.
+     * @param type       element type.
+     * @param stream     ordering domain.
+     * @return the call's handle.
+     * @throws JcclInvalidArgumentException naming the argument, before anything is sent.
+     * @throws JcclInvalidUsageException    where this kind of communicator has no point-to-point calls.
+     */
+    default Work allToAllv(final Buffer send, final long[] sendCounts, final long[] sendDispls, final Buffer recv,
+        final long[] recvCounts, final long[] recvDispls, final DataType type, final Stream stream)
+    {
+        throw new JcclInvalidUsageException(getClass().getSimpleName() + " has no allToAllv");
+    }
+
+    /**
+     * Gather to a root, as {@code MPI_Gather}: the root receives every rank's {@code count} elements into
+     * {@code recv}, rank r's at element {@code r * count}; one group of sends and receives.
+     *
+     * @param send   count elements.
+     * @param recv   count x size elements on the root; ignored (may be null) elsewhere.
+     * @param count  elements per rank.
+     * @param type   element type.
+     * @param root   the rank that receives.
+     * @param stream ordering domain.
+     * @return the call's handle.
+     * @throws JcclInvalidArgumentException naming the argument, before anything is sent.
+     * @throws JcclInvalidUsageException    where this kind of communicator has no point-to-point calls.
+     */
+    default Work gather(final Buffer send, final Buffer recv, final long count, final DataType type, final int root,
+        final Stream stream)
+    {
+        throw new JcclInvalidUsageException(getClass().getSimpleName() + " has no gather");
+    }
+
+    /**
+     * Scatter from a root, as {@code MPI_Scatter}: rank r receives the root's elements {@code r * count} to
+     * {@code (r + 1) * count - 1}; one group of sends and receives.
+     *
+     * @param send   count x size elements on the root; ignored (may be null) elsewhere.
+     * @param recv   count elements.
+     * @param count  elements per rank.
+     * @param type   element type.
+     * @param root   the rank that sends.
+     * @param stream ordering domain.
+     * @return the call's handle.
+     * @throws JcclInvalidArgumentException naming the argument, before anything is sent.
+     * @throws JcclInvalidUsageException    where this kind of communicator has no point-to-point calls.
+     */
+    default Work scatter(final Buffer send, final Buffer recv, final long count, final DataType type, final int root,
+        final Stream stream)
+    {
+        throw new JcclInvalidUsageException(getClass().getSimpleName() + " has no scatter");
+    }
+
+    /**
      * Registers a buffer with this communicator (NCCL's {@code ncclCommRegister}); closing the registration
      * deregisters it. The registration says whether the ranks in other processes read the buffer in place: yes for
      * memory from jccl's shared allocator ({@code Jccl.allocate}), no for memory private to this process, which is
