@@ -34,6 +34,8 @@ final class Call implements Work
     final boolean inPlace;
     /** The caller's stream: on CUDA, the call's kernel is ordered on it when it wraps a CUDA stream. */
     final io.jccl.Stream stream;
+    /** A point-to-point call's sends and receives (its collective and buffers are null), else null. */
+    final P2pOps p2p;
 
     /** The call's number among its rank's calls, given when it reaches the head of the queue; -1 until then. */
     long seq = -1;
@@ -89,6 +91,29 @@ final class Call implements Work
         this.type = type;
         this.op = op;
         this.root = root;
+        this.p2p = null;
+    }
+
+    /**
+     * A point-to-point call: sends and receives, added to {@code ops} until the call is submitted.
+     *
+     * @param communicator the rank.
+     * @param ops          the sends and receives.
+     * @param stream       the caller's stream.
+     */
+    Call(final LocalCommunicator communicator, final P2pOps ops, final io.jccl.Stream stream)
+    {
+        this.communicator = communicator;
+        this.collective = null;
+        this.send = null;
+        this.recv = null;
+        this.count = 0;
+        this.type = null;
+        this.op = null;
+        this.root = -1;
+        this.inPlace = false;
+        this.stream = stream;
+        this.p2p = ops;
     }
 
     LocalCommunicator communicator()
@@ -104,7 +129,7 @@ final class Call implements Work
 
     void submitted()
     {
-        this.shape = shapeHash(collective, type, op, count, root);
+        this.shape = p2p != null ? 0 : shapeHash(collective, type, op, count, root);
         // the queue's append publishes the call: no fence needed here
         STATE.setRelease(this, SUBMITTED);
     }
@@ -152,6 +177,10 @@ final class Call implements Work
     /** @return a short description: {@code allReduce #3 (count 1024 float sum)}. */
     String describe()
     {
+        if (p2p != null)
+        {
+            return "send/recv #" + seq + " (" + p2p.describe() + ')';
+        }
         return Names.of(collective) + " #" + seq + " (count " + count + ' ' + type.ncclTestsName() +
             (collective.isReducing() ? " " + op : "") + (collective.isRooted() ? " root " + root : "") + ')';
     }
@@ -258,7 +287,7 @@ final class Call implements Work
 
     private String describeUnsubmitted()
     {
-        return Names.of(collective) + " on rank " + communicator.rank();
+        return (p2p != null ? "send/recv" : Names.of(collective)) + " on rank " + communicator.rank();
     }
 
     private void throwIfFailed()

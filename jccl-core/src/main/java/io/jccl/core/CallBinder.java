@@ -43,6 +43,8 @@ final class CallBinder
     private BoundShape lastBound;
     private long scratchAddress;
     private long scratchLength;
+    /** The executor of this rank's send/recv calls, made on the first. */
+    private P2pExecution p2p;
     /** This rank's CUDA stream ({@link #cudaStream()}), 0 until its first CUDA program. */
     private long cudaStream;
 
@@ -69,6 +71,17 @@ final class CallBinder
      */
     boolean bind(final Call call)
     {
+        if (call.p2p != null)
+        {
+            if (p2p == null)
+            {
+                p2p = new P2pExecution(rank, group.size(), group.transport, group.context.constraints().chunkBytes());
+            }
+            call.bound = true;
+            p2p.bind(call);
+            call.execution = p2p;
+            return true;
+        }
         final BoundShape known = boundOf(call);
         Plan tuned = null;
         OnlineTask online = OnlineTask.NONE;
@@ -132,7 +145,7 @@ final class CallBinder
      */
     BoundShape boundAhead(final Call call)
     {
-        final BoundShape known = boundOf(call);
+        final BoundShape known = call.p2p != null ? null : boundOf(call);
         if (known == null || !(known.execution instanceof RankExecution))
         {
             return null;

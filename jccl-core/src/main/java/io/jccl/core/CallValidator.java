@@ -4,6 +4,7 @@ import io.jccl.Buffer;
 import io.jccl.Collective;
 import io.jccl.DataType;
 import io.jccl.JcclInvalidArgumentException;
+import io.jccl.JcclInvalidUsageException;
 import io.jccl.MemoryKind;
 import io.jccl.ReduceOp;
 import io.jccl.Stream;
@@ -80,6 +81,61 @@ final class CallValidator
     }
 
     /**
+     * Checks one send or receive: {@code count} elements from element {@code offset} of {@code buffer}, to or from
+     * {@code peer}. Every message names the argument and the call.
+     *
+     * @param call       the call's name, for messages ({@code send}, {@code gather}, ...).
+     * @param name       the buffer argument's name.
+     * @param peerName   the peer argument's name.
+     * @param cudaDevice the rank's CUDA device, or null on the host backend.
+     */
+    static void validateP2p(final String call, final Buffer buffer, final String name, final long offset,
+        final long count, final DataType type, final int peer, final String peerName, final int size,
+        final Integer cudaDevice)
+    {
+        if (cudaDevice != null)
+        {
+            throw new JcclInvalidUsageException(call + " moves host memory only for now, and this rank runs on CUDA " +
+                "device " + cudaDevice);
+        }
+        if (type == null)
+        {
+            throw new JcclInvalidArgumentException("type is null (" + call + ")");
+        }
+        if (count < 0 || offset < 0)
+        {
+            throw new JcclInvalidArgumentException((count < 0 ? "count=" + count : name + " offset=" + offset) +
+                " is negative (" + call + ")");
+        }
+        if (peer < 0 || peer >= size)
+        {
+            throw new JcclInvalidArgumentException(peerName + "=" + peer + " is outside 0.." + (size - 1) + " (" +
+                call + ")");
+        }
+        if (count == 0)
+        {
+            return;
+        }
+        if (buffer == null)
+        {
+            throw new JcclInvalidArgumentException(name + " is null (" + call + " of " + count + " elements)");
+        }
+        if (buffer.memoryKind() != MemoryKind.HOST)
+        {
+            throw new JcclInvalidArgumentException(name + " is " + buffer.memoryKind() + " memory, but " + call +
+                " moves host memory only for now");
+        }
+        final long elements = offset + count;
+        final long end = multiply(elements < 0 ? Long.MAX_VALUE : elements, type.byteSize(), "count", " + offset",
+            call);
+        if (buffer.length() < end)
+        {
+            throw new JcclInvalidArgumentException(name + " holds " + buffer.length() + " bytes; " + call + " of " +
+                count + " " + type.ncclTestsName() + (offset == 0 ? "" : " from element " + offset) + " needs " + end);
+        }
+    }
+
+    /**
      * @return true when the call is in place as NCCL defines it: send is recv's slice {@code rank} (AllGather), recv
      *         is send's slice {@code rank} (ReduceScatter), or both start at one address (the others).
      */
@@ -105,6 +161,12 @@ final class CallValidator
     private static long multiply(final long a, final long b, final String name, final String suffix,
         final Collective collective)
     {
+        return multiply(a, b, name, suffix, Names.of(collective));
+    }
+
+    private static long multiply(final long a, final long b, final String name, final String suffix,
+        final String call)
+    {
         try
         {
             return Math.multiplyExact(a, b);
@@ -112,7 +174,7 @@ final class CallValidator
         catch (final ArithmeticException ex)
         {
             throw new JcclInvalidArgumentException(name + suffix + " in bytes overflows a long (" + a + " x " + b + ", " +
-                Names.of(collective) + ")");
+                call + ")");
         }
     }
 

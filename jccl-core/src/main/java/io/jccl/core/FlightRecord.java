@@ -28,11 +28,14 @@ final class FlightRecord
     private static final Logger LOG = LoggerFactory.getLogger("io.jccl");
 
     private final Call[] ring = new Call[CALLS];
+    /** Calls added so far: the next one's place in the ring (a send/recv call has no collective's number). */
+    private long added;
 
     /** @param call a call that reached the head of its rank's queue and got its number. */
     void add(final Call call)
     {
-        ring[(int)(call.seq & (CALLS - 1))] = call;
+        ring[(int)(added & (CALLS - 1))] = call;
+        added++;
     }
 
     /**
@@ -58,10 +61,10 @@ final class FlightRecord
             }
             out.append('\n');
         }
-        final Call[] calls = ring.clone();
-        java.util.Arrays.sort(calls, java.util.Comparator.nullsLast(java.util.Comparator.comparingLong(c -> c.seq)));
-        for (final Call call : calls)
+        final long end = added;
+        for (long i = Math.max(0, end - CALLS); i < end; i++)
         {
+            final Call call = ring[(int)(i & (CALLS - 1))];
             if (call != null)
             {
                 out.append("  ").append(line(call)).append('\n');

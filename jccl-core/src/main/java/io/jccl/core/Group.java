@@ -7,7 +7,8 @@ import java.util.List;
 
 /**
  * Group calls of one thread (NCCL's {@code ncclGroupStart/End}): calls made between the outermost start and its
- * end are held and submitted together at the end, in the order they were made.
+ * end are held and submitted together at the end, in the order they were made; each rank's sends and receives in
+ * the group become one call of the rank, submitted after the group's collectives, so that they progress together.
  */
 final class Group
 {
@@ -36,9 +37,29 @@ final class Group
         {
             try
             {
+                // every rank's sends to itself pair up before anything of the group is queued
                 for (final Call call : group.held)
                 {
-                    call.communicator().submit(call);
+                    if (call.p2p != null)
+                    {
+                        call.p2p.checkSelf(call.communicator().rank());
+                    }
+                }
+                // collectives in their order, then each rank's sends and receives as one call: the collectives meet
+                // in the order every rank issues them, and the point-to-point calls cannot wait on them
+                for (final Call call : group.held)
+                {
+                    if (call.p2p == null)
+                    {
+                        call.communicator().submit(call);
+                    }
+                }
+                for (final Call call : group.held)
+                {
+                    if (call.p2p != null)
+                    {
+                        call.communicator().submit(call);
+                    }
                 }
             }
             finally
@@ -48,7 +69,31 @@ final class Group
         }
     }
 
-    /** @return true if the call was held for the end of the current group, false if there is no group. */
+    /**
+     * @param communicator a rank.
+     * @param stream       the stream of the call, where it is made.
+     * @return the rank's point-to-point call held in the thread's group, made on its first send or receive there;
+     *         null outside a group.
+     */
+    static Call heldP2p(final LocalCommunicator communicator, final io.jccl.Stream stream)
+    {
+        final Group group = CURRENT.get();
+        if (group.depth == 0)
+        {
+            return null;
+        }
+        for (final Call call : group.held)
+        {
+            if (call.p2p != null && call.communicator() == communicator)
+            {
+                return call;
+            }
+        }
+        final Call call = new Call(communicator, new P2pOps(), stream);
+        group.held.add(call);
+        return call;
+    }
+
     static boolean hold(final Call call)
     {
         final Group group = CURRENT.get();

@@ -46,6 +46,8 @@ final class LocalCommunicator implements Communicator
     /** Binds the calls to executors, per shape and per call, and owns what that makes. */
     private final CallBinder binder;
     private long nextSeq;
+    /** The number of this rank's next send/recv call. */
+    private long p2pSeq;
     /**
      * The newest call that ran ahead as far as it can before it is the oldest (its sends done, its other steps
      * waiting on receives or earlier calls), and a call that may not run ahead: {@link #runAhead} starts after them.
@@ -143,6 +145,39 @@ final class LocalCommunicator implements Communicator
         return call(Collective.REDUCE, send, recv, count, type, op, root, stream);
     }
 
+    @Override
+    public Work send(final Buffer buffer, final long count, final DataType type, final int peer, final Stream stream)
+    {
+        return PointToPoint.send(this, buffer, count, type, peer, stream);
+    }
+
+    @Override
+    public Work recv(final Buffer buffer, final long count, final DataType type, final int peer, final Stream stream)
+    {
+        return PointToPoint.recv(this, buffer, count, type, peer, stream);
+    }
+
+    @Override
+    public Work allToAllv(final Buffer send, final long[] sendCounts, final long[] sendDispls, final Buffer recv,
+        final long[] recvCounts, final long[] recvDispls, final DataType type, final Stream stream)
+    {
+        return PointToPoint.allToAllv(this, send, sendCounts, sendDispls, recv, recvCounts, recvDispls, type, stream);
+    }
+
+    @Override
+    public Work gather(final Buffer send, final Buffer recv, final long count, final DataType type, final int root,
+        final Stream stream)
+    {
+        return PointToPoint.gather(this, send, recv, count, type, root, stream);
+    }
+
+    @Override
+    public Work scatter(final Buffer send, final Buffer recv, final long count, final DataType type, final int root,
+        final Stream stream)
+    {
+        return PointToPoint.scatter(this, send, recv, count, type, root, stream);
+    }
+
     private Work call(final Collective collective, final Buffer send, final Buffer recv, final long count,
         final DataType type, final ReduceOp op, final int root, final Stream stream)
     {
@@ -158,7 +193,7 @@ final class LocalCommunicator implements Communicator
         return call;
     }
 
-    private void checkUsable()
+    void checkUsable()
     {
         if (closed)
         {
@@ -264,9 +299,17 @@ final class LocalCommunicator implements Communicator
         {
             if (call.seq < 0)
             {
-                // numbered in queue order by the one thread that runs them
-                call.seq = nextSeq++;
-                Standings.started(standing, call.seq);
+                // numbered in queue order by the one thread that runs them; a send/recv call, which only some ranks
+                // make, has numbers of its own and stays off the standings board, where ranks compare collectives
+                if (call.p2p != null)
+                {
+                    call.seq = p2pSeq++;
+                }
+                else
+                {
+                    call.seq = nextSeq++;
+                    Standings.started(standing, call.seq);
+                }
                 flight.add(call);
             }
             final JcclException broken = group.failure();
@@ -314,8 +357,9 @@ final class LocalCommunicator implements Communicator
                 {
                     // read before timeout(), which stops a kernel
                     final int peer = call.execution.waitsOn();
-                    failGroup(call, WhoIsBehind.named(group.standings, rank, call, peer,
-                        call.execution.timeout(group.context.timeoutMs()), group.context.timeoutMs()));
+                    failGroup(call, call.p2p != null ? call.execution.timeout(group.context.timeoutMs()) :
+                        WhoIsBehind.named(group.standings, rank, call, peer,
+                            call.execution.timeout(group.context.timeoutMs()), group.context.timeoutMs()));
                     work++;
                     continue;
                 }
@@ -345,11 +389,11 @@ final class LocalCommunicator implements Communicator
     private void finish(final Call call, final JcclException error)
     {
         queue.remove();
-        if (error == null)
+        if (call.p2p == null && error == null)
         {
             Standings.completed(standing, call.seq);
         }
-        else
+        else if (call.p2p == null)
         {
             Standings.failed(standing, call.seq);
         }
@@ -454,8 +498,9 @@ final class LocalCommunicator implements Communicator
         while (true)
         {
             final Call next = queue.after(last);
-            if (next == null || next == refused)
+            if (next == null || next == refused || next.p2p != null)
             {
+                // a send/recv call runs when it is the oldest
                 break;
             }
             if (next.seq < 0)
