@@ -81,12 +81,12 @@ class MultiHostTest
         return p;
     }
 
-    private void runGrid(final int[] hostOfRank) throws Exception
+    private void runGrid(final int[] hostOfRank, final String... extra) throws Exception
     {
         final UniqueId id = UniqueId.create(hosts.address(hostOfRank[0]), 29500);
         for (int rank = hostOfRank.length - 1; rank >= 0; rank--)
         {
-            start(hostOfRank, rank, id);
+            start(hostOfRank, rank, id, extra);
         }
         assertEquals("", MultiProcessTest.awaitAll(children, new ArrayList<>()));
         assertNothingLeft(id);
@@ -119,6 +119,20 @@ class MultiHostTest
     {
         makeHosts(3);
         runGrid(new int[] {0, 0, 1, 2});
+    }
+
+    /**
+     * Sends and receives ({@link P2pWorkload}) between ranks that share a host and ranks that do not, over jccl's
+     * TCP carrier and over Aeron UDP.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"tcp", "aeron"})
+    @Timeout(300)
+    void shouldDeliverEverySendExactlyWithThreeRanksOnTwoHosts(final String wire) throws Exception
+    {
+        makeHosts(2);
+        env = Map.of("JCCL_NET", wire);
+        runGrid(new int[] {0, 0, 1}, "p2p");
     }
 
     /** The Aeron UDP wire ({@code JCCL_NET=aeron}) carries the same grid across three hosts. */

@@ -51,6 +51,7 @@ public final class MultiProcessChild
      *             with the error on stdout. {@code abort}: one small AllReduce, then {@code abort()} and exit 0.
      *             {@code late}: rank 0 calls AllReduce and exits 3 with its error on stdout; the others join, sleep
      *             a second past the deadline, close and exit 0. {@code once}: one small AllReduce, close, exit 0.
+     *             {@code p2p}: the {@link P2pWorkload} of sends and receives instead of the collectives' grid.
      */
     public static void main(final String[] args)
     {
@@ -71,6 +72,7 @@ public final class MultiProcessChild
             case "tune" -> tuneWithJitter(comm);
             case "late" -> lateByMoreThanTheDeadline(comm, timeoutMs);
             case "once" -> allReduceOnce(comm);
+            case "p2p" -> sendRecv(comm);
             default ->
             {
             }
@@ -89,12 +91,38 @@ public final class MultiProcessChild
             ex.printStackTrace();
             System.exit(1);
         }
-        final io.jccl.transport.ConnectorCounters counters = ((LocalCommunicator)comm).counters();
-        System.out.println("COUNTERS direct=" + counters.bytesDirect(io.jccl.TransportKind.P2P) + " staged=" +
-            (counters.bytesStaged(io.jccl.TransportKind.P2P) + counters.bytesStaged(io.jccl.TransportKind.SHM)));
+        printCounters(comm);
         comm.close();
         System.out.println("rank " + rank + " OK");
         System.exit(0);
+    }
+
+    /** Runs the {@link P2pWorkload}; exits 0 when every byte arrived exact, 1 with the first difference. */
+    private static void sendRecv(final Communicator comm)
+    {
+        final P2pWorkload workload = new P2pWorkload(comm, SHARED);
+        try
+        {
+            workload.runAll(7);
+        }
+        catch (final AssertionError | RuntimeException ex)
+        {
+            System.err.println("rank " + comm.rank() + ": " + ex);
+            ex.printStackTrace();
+            System.exit(1);
+        }
+        printCounters(comm);
+        System.out.println("CHECKED " + workload.checkedBytes());
+        comm.close();
+        System.out.println("rank " + comm.rank() + " OK");
+        System.exit(0);
+    }
+
+    private static void printCounters(final Communicator comm)
+    {
+        final io.jccl.transport.ConnectorCounters counters = ((LocalCommunicator)comm).counters();
+        System.out.println("COUNTERS direct=" + counters.bytesDirect(io.jccl.TransportKind.P2P) + " staged=" +
+            (counters.bytesStaged(io.jccl.TransportKind.P2P) + counters.bytesStaged(io.jccl.TransportKind.SHM)));
     }
 
     /**

@@ -71,6 +71,36 @@ class MultiProcessTest
     }
 
     /**
+     * Sends and receives between ranks in separate JVMs ({@link P2pWorkload}: ring shifts, random traffic in random
+     * order, all-to-all as one group, allToAllv, gather, scatter, blocking exchanges larger than a FIFO): exact on
+     * every rank; with jccl's shared buffers the receivers read the sends in place.
+     */
+    @ParameterizedTest(name = "{0} processes, {1} memory")
+    @CsvSource({"3, plain", "2, shared"})
+    @Timeout(300)
+    void shouldDeliverEverySendExactlyWhenRanksAreSeparateJvms(final int size, final String memory) throws Exception
+    {
+        final boolean shared = "shared".equals(memory);
+        final UniqueId id = UniqueId.create("127.0.0.1", freePort());
+        final List<Process> children = new ArrayList<>();
+        for (int rank = 0; rank < size; rank++)
+        {
+            children.add(start(rank, size, id, shared, "p2p"));
+        }
+        final List<String> outputs = new ArrayList<>();
+        assertEquals("", awaitAll(children, outputs));
+        for (final String output : outputs)
+        {
+            final java.util.regex.Matcher counters = java.util.regex.Pattern
+                .compile("COUNTERS direct=(\\d+) staged=(\\d+)").matcher(output);
+            assertTrue(counters.find() && output.contains("CHECKED "), output);
+            assertTrue(shared == Long.parseLong(counters.group(1)) > 0, "read in place only from shared buffers: " +
+                counters.group());
+        }
+        assertTrue(leftovers(id, children).isEmpty(), "left in /dev/shm: " + leftovers(id, children));
+    }
+
+    /**
      * Ranks in separate JVMs on the CUDA path (the device double in each, its memory in files that other processes
      * map): with CUDA IPC each sender's FIFO is mapped into its receiver's process, its handle sent as the first slot
      * of the host connection; without ({@code JCCL_CUDA_IPC=0}) every FIFO to another process lies in pinned host
