@@ -87,7 +87,8 @@ constexpr uint64_t FIFO_DATA = jccl_wire::FIFO_DATA;
 enum : int { NOP = jccl_wire::OP_NOP, SEND = jccl_wire::OP_SEND, RECV = jccl_wire::OP_RECV,
     RECV_COPY_SEND = jccl_wire::OP_RECV_COPY_SEND, RECV_REDUCE_SEND = jccl_wire::OP_RECV_REDUCE_SEND,
     RECV_REDUCE_COPY = jccl_wire::OP_RECV_REDUCE_COPY, RECV_REDUCE_COPY_SEND = jccl_wire::OP_RECV_REDUCE_COPY_SEND,
-    COPY = jccl_wire::OP_COPY, REDUCE = jccl_wire::OP_REDUCE };
+    COPY = jccl_wire::OP_COPY, REDUCE = jccl_wire::OP_REDUCE,
+    RECV_REDUCE_COPY_REVERSED = jccl_wire::OP_RECV_REDUCE_COPY_REVERSED };
 
 constexpr int PROTO_SIMPLE = 0;
 constexpr int PROTO_LL = 1;
@@ -180,10 +181,18 @@ __device__ void simpleRegion(int op, const char* in, const char* src, bool premu
     }
     else if (OP != OPS_NONE)
     {
-        // RECV_REDUCE_SEND, RECV_REDUCE_COPY, RECV_REDUCE_COPY_SEND: op(in, src); REDUCE: op(dst, src)
-        const T* a = (const T*)(op == REDUCE ? dst : in);
+        // RECV_REDUCE_SEND, RECV_REDUCE_COPY, RECV_REDUCE_COPY_SEND: op(in, src); REDUCE: op(dst, src);
+        // RECV_REDUCE_COPY_REVERSED: op(src, in)
         T* to = (T*)(op == RECV_REDUCE_SEND ? out : dst);
-        reduceSpan<T, (OP < 0 ? 0 : OP)>(a, op == REDUCE && premulDst, (const T*)src, premulSrc, to, n, s);
+        if (op == RECV_REDUCE_COPY_REVERSED)
+        {
+            reduceSpan<T, (OP < 0 ? 0 : OP)>((const T*)src, premulSrc, (const T*)in, false, to, n, s);
+        }
+        else
+        {
+            const T* a = (const T*)(op == REDUCE ? dst : in);
+            reduceSpan<T, (OP < 0 ? 0 : OP)>(a, op == REDUCE && premulDst, (const T*)src, premulSrc, to, n, s);
+        }
         if (op == RECV_REDUCE_COPY_SEND)
         {
             __syncthreads();
@@ -267,7 +276,7 @@ __device__ bool llRegion(const Launch* L, int op, const char* inWire, uint32_t i
         Unit in;
         in.u64 = 0;
         if (op == RECV || op == RECV_COPY_SEND || op == RECV_REDUCE_SEND || op == RECV_REDUCE_COPY ||
-            op == RECV_REDUCE_COPY_SEND)
+            op == RECV_REDUCE_COPY_SEND || op == RECV_REDUCE_COPY_REVERSED)
         {
             if (!recvUnit(L, inWire, unit, inFlag, &in))
             {
@@ -287,6 +296,18 @@ __device__ bool llRegion(const Launch* L, int op, const char* inWire, uint32_t i
                 }
             }
         }
+        else if (OP != OPS_NONE && op == RECV_REDUCE_COPY_REVERSED)
+        {
+            // op(src, in): the local operand first
+            Unit a = readUnit(src + off, len);
+            T* ea = (T*)a.b;
+            const T* eb = (const T*)in.b;
+            for (uint64_t i = 0; i < len / sizeof(T) && i < PER; i++)
+            {
+                ea[i] = reduceElem<T, (OP < 0 ? 0 : OP)>(ea[i], premulSrc, eb[i], false, s);
+            }
+            result = a;
+        }
         else if (OP != OPS_NONE && (op == RECV_REDUCE_SEND || op == RECV_REDUCE_COPY ||
             op == RECV_REDUCE_COPY_SEND || op == REDUCE))
         {
@@ -302,7 +323,7 @@ __device__ bool llRegion(const Launch* L, int op, const char* inWire, uint32_t i
             result = a;
         }
         if (op == RECV || op == RECV_COPY_SEND || op == RECV_REDUCE_COPY || op == RECV_REDUCE_COPY_SEND ||
-            op == COPY || op == REDUCE)
+            op == COPY || op == REDUCE || op == RECV_REDUCE_COPY_REVERSED)
         {
             writeUnit(dst + off, result, len);
         }
@@ -352,7 +373,7 @@ __device__ void interpret(const Launch* L)
             const int32_t* rec = records + step * RECORD_WIDTH;
             const int op = rec[jccl_wire::STEP_OPCODE];
             const bool receives = op == RECV || op == RECV_COPY_SEND || op == RECV_REDUCE_SEND ||
-                op == RECV_REDUCE_COPY || op == RECV_REDUCE_COPY_SEND;
+                op == RECV_REDUCE_COPY || op == RECV_REDUCE_COPY_SEND || op == RECV_REDUCE_COPY_REVERSED;
             const bool sends = op == SEND || op == RECV_COPY_SEND || op == RECV_REDUCE_SEND ||
                 op == RECV_REDUCE_COPY_SEND;
             if (threadIdx.x == 0)
@@ -422,9 +443,9 @@ __device__ void interpret(const Launch* L)
                 const int dstChunk = rec[jccl_wire::STEP_DST_CHUNK];
                 const int chunkCount = rec[jccl_wire::STEP_CHUNK_COUNT];
                 const bool readsSource = op == SEND || op == RECV_REDUCE_SEND || op == RECV_REDUCE_COPY ||
-                    op == RECV_REDUCE_COPY_SEND || op == COPY || op == REDUCE;
+                    op == RECV_REDUCE_COPY_SEND || op == COPY || op == REDUCE || op == RECV_REDUCE_COPY_REVERSED;
                 const bool writesDestination = op == RECV || op == RECV_COPY_SEND || op == RECV_REDUCE_COPY ||
-                    op == RECV_REDUCE_COPY_SEND || op == COPY || op == REDUCE;
+                    op == RECV_REDUCE_COPY_SEND || op == COPY || op == REDUCE || op == RECV_REDUCE_COPY_REVERSED;
                 const bool premulSrc = (flags[step] & jccl_wire::FLAG_PREMUL_SOURCE) != 0;
                 const bool premulDst = (flags[step] & jccl_wire::FLAG_PREMUL_DESTINATION) != 0;
                 const uint64_t inSlot = recvHead % SLOTS;

@@ -14,6 +14,7 @@ constexpr int OP_RECV_REDUCE_COPY = 5;  // rrc
 constexpr int OP_RECV_REDUCE_COPY_SEND = 6;  // rrcs
 constexpr int OP_COPY = 7;  // cpy
 constexpr int OP_REDUCE = 8;  // re
+constexpr int OP_RECV_REDUCE_COPY_REVERSED = 9;  // rrcr
 constexpr int STEP_OPCODE = 0;
 constexpr int STEP_SRC_BUFFER = 1;
 constexpr int STEP_SRC_CHUNK = 2;

@@ -649,6 +649,7 @@ final class RankExecution implements Execution
                     case RECV_COPY_SEND -> copyTwice(in, dst, directFrom != 0 ? 0 : out, n);
                     case RECV_REDUCE_SEND -> reducer.reduce(in, false, src, premulSrc, out, n);
                     case RECV_REDUCE_COPY -> reducer.reduce(in, false, src, premulSrc, dst, n);
+                    case RECV_REDUCE_COPY_REVERSED -> reducer.reduce(src, premulSrc, in, false, dst, n);
                     case RECV_REDUCE_COPY_SEND -> reduceTwice(in, src, premulSrc, dst, directFrom != 0 ? 0 : out, n);
                     case COPY -> copy(src, premulSrc, dst, n);
                     case REDUCE -> reducer.reduce(dst, premulInput && rawInput(dstBuffer, dstChunk + j), src,

@@ -12,6 +12,7 @@ import static io.jccl.schedules.BufferKind.SCRATCH;
 import static io.jccl.schedules.Opcode.COPY;
 import static io.jccl.schedules.Opcode.RECV;
 import static io.jccl.schedules.Opcode.RECV_REDUCE_COPY;
+import static io.jccl.schedules.Opcode.RECV_REDUCE_COPY_REVERSED;
 import static io.jccl.schedules.Opcode.REDUCE;
 import static io.jccl.schedules.Opcode.SEND;
 import static io.jccl.schedules.StepDescriptor.NO_DEPENDENCY;
@@ -112,8 +113,9 @@ public final class DirectGenerator
      * so every rank computes the same bits and two ranks the tree's. The reduction is a chain of steps, each waiting
      * for the one before (in another worker, a dependency), and the chain waits for the last send: sending every
      * piece of the input before anything is written keeps it correct in place. Rank 0 accumulates in the output
-     * from the start; any other rank holds {@code acc} in scratch until its own input's turn, where it copies that
-     * input to the output and reduces {@code acc} into it.
+     * from the start; rank 1 starts it with its own input first ({@code rrcr}, one step); any other rank holds
+     * {@code acc} in scratch until its own input's turn, where it copies that input to the output and reduces
+     * {@code acc} into it. Two ranks use no scratch.
      *
      * @param topology the ranks.
      * @param channels channels, each owning a slice of the buffer.
@@ -125,7 +127,7 @@ public final class DirectGenerator
         final List<List<Worker>> workers = perRankAndChannel(n, channels, (r, c, rankWorkers) ->
             reduceChannel(n, r, c, p -> c, rankWorkers));
         final ChunkLayout whole = new ChunkLayout(1, channels);
-        return new Program("direct", Collective.ALL_REDUCE, n, -1, whole, whole, n > 1 ? whole : null, workers);
+        return new Program("direct", Collective.ALL_REDUCE, n, -1, whole, whole, n > 2 ? whole : null, workers);
     }
 
     /**
@@ -144,7 +146,7 @@ public final class DirectGenerator
             reduceChannel(n, r, c, p -> p * channels + c, rankWorkers));
         final ChunkLayout whole = new ChunkLayout(1, channels);
         return new Program("direct", Collective.REDUCE_SCATTER, n, -1, new ChunkLayout(n, channels), whole,
-            n > 1 ? whole : null, workers);
+            n > 2 ? whole : null, workers);
     }
 
     /**
@@ -195,6 +197,11 @@ public final class DirectGenerator
         {
             chain.step(peers[0], base, RECV_REDUCE_COPY, INPUT, mine, OUTPUT);
         }
+        else if (r == 1)
+        {
+            // acc(1) = x(1) op x(0): its own input first, in one step and without scratch
+            chain.step(peers[n - 2], base + n - 2, RECV_REDUCE_COPY_REVERSED, INPUT, mine, OUTPUT);
+        }
         else
         {
             chain.step(peers[n - r - 1], base + n - r - 1, RECV, null, 0, SCRATCH);
@@ -202,6 +209,10 @@ public final class DirectGenerator
         for (int q = 1; q < n; q++)
         {
             final int k = (q - r + n) % n;
+            if (q == r && r == 1)
+            {
+                continue;
+            }
             if (q == r)
             {
                 chain.step(own, base + n - 1, COPY, INPUT, mine, OUTPUT);
@@ -217,7 +228,7 @@ public final class DirectGenerator
         {
             out.add(peer.build());
         }
-        if (r != 0)
+        if (r > 1)
         {
             out.add(own.build());
         }

@@ -1,7 +1,8 @@
 package io.jccl.schedules;
 
 /**
- * The step verbs of a worker: NCCL's primitives under MSCCL's names ({@code s r rcs rrs rrc rrcs cpy re nop}).
+ * The step verbs of a worker: NCCL's primitives under MSCCL's names ({@code s r rcs rrs rrc rrcs cpy re nop}), and
+ * jccl's {@code rrcr}.
  * "Receive" consumes the next slot from the worker's receive peer, "send" fills the next slot to its send peer,
  * "reduce" combines received data with the step's source chunk, "copy" stores into the destination chunk.
  */
@@ -24,7 +25,14 @@ public enum Opcode
     /** Copy the source chunk to the destination chunk. */
     COPY(StepWire.OP_COPY, false, false, true, true, false),
     /** Reduce the source chunk into the destination chunk: dst = op(dst, src). */
-    REDUCE(StepWire.OP_REDUCE, false, false, true, true, true);
+    REDUCE(StepWire.OP_REDUCE, false, false, true, true, true),
+    /**
+     * Receive, reduce with the source chunk as the first operand and store into the destination chunk:
+     * dst = op(src, received), where {@link #RECV_REDUCE_COPY} computes op(received, src). jccl's own step (MSCCL
+     * name {@code rrcr}): it lets a rank put its own input first in one step, where the same order otherwise takes a
+     * copy, a receive into scratch and a reduce.
+     */
+    RECV_REDUCE_COPY_REVERSED(StepWire.OP_RECV_REDUCE_COPY_REVERSED, true, false, true, true, true);
 
     private static final Opcode[] VALUES = values();
     /** The opcodes by their id in step records (cuda-src/jccl_wire.def). */

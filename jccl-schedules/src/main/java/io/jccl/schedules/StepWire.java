@@ -27,6 +27,8 @@ final class StepWire
     static final int OP_COPY = 7;
     /** Opcode REDUCE (MSCCL's {@code re}). */
     static final int OP_REDUCE = 8;
+    /** Opcode RECV_REDUCE_COPY_REVERSED (MSCCL's {@code rrcr}). */
+    static final int OP_RECV_REDUCE_COPY_REVERSED = 9;
     /** Step record field OPCODE (an int index). */
     static final int STEP_OPCODE = 0;
     /** Step record field SRC_BUFFER (an int index). */
@@ -48,7 +50,7 @@ final class StepWire
     /** Step record no dependency. */
     static final int STEP_NO_DEPENDENCY = -1;
     /** Each opcode's MSCCL XML name, indexed by its id (null where no opcode has the id). */
-    static final String[] MSCCL_NAMES = new String[9];
+    static final String[] MSCCL_NAMES = new String[10];
 
     static
     {
@@ -61,6 +63,7 @@ final class StepWire
         MSCCL_NAMES[OP_RECV_REDUCE_COPY_SEND] = "rrcs";
         MSCCL_NAMES[OP_COPY] = "cpy";
         MSCCL_NAMES[OP_REDUCE] = "re";
+        MSCCL_NAMES[OP_RECV_REDUCE_COPY_REVERSED] = "rrcr";
     }
 
     private StepWire()

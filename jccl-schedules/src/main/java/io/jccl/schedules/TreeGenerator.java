@@ -13,8 +13,8 @@ import static io.jccl.schedules.Opcode.COPY;
 import static io.jccl.schedules.Opcode.RECV;
 import static io.jccl.schedules.Opcode.RECV_COPY_SEND;
 import static io.jccl.schedules.Opcode.RECV_REDUCE_COPY;
+import static io.jccl.schedules.Opcode.RECV_REDUCE_COPY_REVERSED;
 import static io.jccl.schedules.Opcode.RECV_REDUCE_SEND;
-import static io.jccl.schedules.Opcode.REDUCE;
 import static io.jccl.schedules.Opcode.SEND;
 import static io.jccl.schedules.StepDescriptor.NO_DEPENDENCY;
 
@@ -143,31 +143,24 @@ public final class TreeGenerator
             workers.add(rankWorkers);
         }
         final ChunkLayout whole = new ChunkLayout(1, channels);
+        final boolean scratch = collective != Collective.BROADCAST &&
+            !(collective == Collective.ALL_REDUCE && n == 2);
         return new Program("tree", collective, n, collective.isRooted() ? root : -1, whole, whole,
-            collective == Collective.BROADCAST ? null : whole, workers);
+            scratch ? whole : null, workers);
     }
 
     /**
      * AllReduce on two ranks: the reduce-up and the broadcast-down fold into one exchange, one message latency
      * instead of two. Each rank sends its input to the other and both compute {@code op(x1, x0)}, the tree's own
-     * order, so results are bit for bit those of the two-phase tree: rank 0 adds what it receives to its input;
-     * rank 1 puts its input in the output first, receives into scratch and reduces into the output. Sending a piece
-     * before writing it keeps both correct in place.
+     * order, so results are bit for bit those of the two-phase tree: rank 0 reduces what it receives with its input
+     * ({@code rrc}: received first), rank 1 its input with what it receives ({@code rrcr}: its own first). Two steps
+     * on each rank and no scratch; sending a piece before writing it keeps both correct in place.
      */
     private static void exchange(final int rank, final int c, final List<Worker> out)
     {
         final Worker.Builder w = new Worker.Builder(1 - rank, 1 - rank, c);
         w.step(SEND, INPUT, c, null, 0);
-        if (rank == 0)
-        {
-            w.step(RECV_REDUCE_COPY, INPUT, c, OUTPUT, c);
-        }
-        else
-        {
-            w.step(COPY, INPUT, c, OUTPUT, c);
-            w.step(RECV, null, 0, SCRATCH, c);
-            w.step(REDUCE, SCRATCH, c, OUTPUT, c);
-        }
+        w.step(rank == 0 ? RECV_REDUCE_COPY : RECV_REDUCE_COPY_REVERSED, INPUT, c, OUTPUT, c);
         add(out, w);
     }
 

@@ -106,6 +106,10 @@ final class SymbolicRun
                 final int d = worker.field(s, StepDescriptor.DST_CHUNK) + j;
                 result[j] = "(" + dst[d] + "+" + src + ")";
             }
+            else if (op == Opcode.RECV_REDUCE_COPY_REVERSED)
+            {
+                result[j] = "(" + src + "+" + received[j] + ")";
+            }
             else if (op.reduces())
             {
                 result[j] = "(" + received[j] + "+" + src + ")";

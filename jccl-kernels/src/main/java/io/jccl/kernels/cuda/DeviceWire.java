@@ -28,6 +28,8 @@ final class DeviceWire
     static final int OP_COPY = 7;
     /** Opcode REDUCE (MSCCL's {@code re}). */
     static final int OP_REDUCE = 8;
+    /** Opcode RECV_REDUCE_COPY_REVERSED (MSCCL's {@code rrcr}). */
+    static final int OP_RECV_REDUCE_COPY_REVERSED = 9;
     /** Step record field OPCODE (an int index). */
     static final int STEP_OPCODE = 0;
     /** Step record field SRC_BUFFER (an int index). */

@@ -23,6 +23,7 @@ final class EmulatedInterpreter
     private static final int RECV_COPY_SEND = DeviceWire.OP_RECV_COPY_SEND;
     private static final int RECV_REDUCE_SEND = DeviceWire.OP_RECV_REDUCE_SEND;
     private static final int RECV_REDUCE_COPY = DeviceWire.OP_RECV_REDUCE_COPY;
+    private static final int RECV_REDUCE_COPY_REVERSED = DeviceWire.OP_RECV_REDUCE_COPY_REVERSED;
     private static final int RECV_REDUCE_COPY_SEND = DeviceWire.OP_RECV_REDUCE_COPY_SEND;
     private static final int COPY = DeviceWire.OP_COPY;
     private static final int REDUCE = DeviceWire.OP_REDUCE;
@@ -305,6 +306,7 @@ final class EmulatedInterpreter
                 }
                 case RECV_REDUCE_SEND -> reducer.reduce(in, false, src, premulSrc, out, n);
                 case RECV_REDUCE_COPY -> reducer.reduce(in, false, src, premulSrc, dst, n);
+                case RECV_REDUCE_COPY_REVERSED -> reducer.reduce(src, premulSrc, in, false, dst, n);
                 case RECV_REDUCE_COPY_SEND ->
                 {
                     reducer.reduce(in, false, src, premulSrc, dst, n);
@@ -380,7 +382,7 @@ final class EmulatedInterpreter
     private static boolean receives(final int op)
     {
         return op == RECV || op == RECV_COPY_SEND || op == RECV_REDUCE_SEND || op == RECV_REDUCE_COPY ||
-            op == RECV_REDUCE_COPY_SEND;
+            op == RECV_REDUCE_COPY_SEND || op == RECV_REDUCE_COPY_REVERSED;
     }
 
     private static boolean sends(final int op)
@@ -391,12 +393,12 @@ final class EmulatedInterpreter
     private static boolean readsSource(final int op)
     {
         return op == SEND || op == RECV_REDUCE_SEND || op == RECV_REDUCE_COPY || op == RECV_REDUCE_COPY_SEND ||
-            op == COPY || op == REDUCE;
+            op == COPY || op == REDUCE || op == RECV_REDUCE_COPY_REVERSED;
     }
 
     private static boolean writesDestination(final int op)
     {
         return op == RECV || op == RECV_COPY_SEND || op == RECV_REDUCE_COPY || op == RECV_REDUCE_COPY_SEND ||
-            op == COPY || op == REDUCE;
+            op == COPY || op == REDUCE || op == RECV_REDUCE_COPY_REVERSED;
     }
 }

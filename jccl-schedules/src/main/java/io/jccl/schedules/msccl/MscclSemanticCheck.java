@@ -378,6 +378,7 @@ public final class MscclSemanticCheck
                     case SEND -> source;
                     case RECV, RECV_COPY_SEND -> message;
                     case RECV_REDUCE_SEND, RECV_REDUCE_COPY, RECV_REDUCE_COPY_SEND -> Value.reduce(message, source);
+                    case RECV_REDUCE_COPY_REVERSED -> Value.reduce(source, message);
                     case COPY -> source;
                     case REDUCE -> Value.reduce(read(rank, worker, step, dstCell), source);
                     case NOP -> null;

@@ -29,6 +29,11 @@ import java.util.List;
  * {@code -1} and read back as chunk 0 of the input (which is what the generators store there). Whether the C
  * executors accept the result also depends on limits the Program may exceed (64 steps per threadblock, 32
  * channels, nop dependency chains): {@link MscclValidator} in strict mode says.
+ * <p>
+ * A Program written from {@link #write(Program, Protocol, boolean, boolean)} has its jccl-only steps (the reversed
+ * receive-reduce, {@code rrcr}) rewritten as steps MSCCL's runtime runs, with the same arithmetic
+ * ({@link PortableSteps}): reading it back gives those steps, not the original ones. A schedule written as it is
+ * keeps them under their jccl names.
  */
 public final class MscclWriter
 {
@@ -42,12 +47,13 @@ public final class MscclWriter
      * @param inPlace    whether to declare it usable in place.
      * @param outOfPlace whether to declare it usable out of place.
      * @return the XML.
-     * @throws JcclInvalidArgumentException if the Program's buffers cannot be cut into MSCCL's equal chunks.
+     * @throws JcclInvalidArgumentException if the Program's buffers cannot be cut into MSCCL's equal chunks, or its
+     *                                      reversed steps cannot be rewritten ({@link PortableSteps}).
      */
     public static String write(final Program program, final Protocol protocol, final boolean inPlace,
         final boolean outOfPlace)
     {
-        return write(MscclSchedule.of(program, protocol, inPlace, outOfPlace));
+        return write(MscclSchedule.of(PortableSteps.of(program), protocol, inPlace, outOfPlace));
     }
 
     /**
