@@ -248,7 +248,7 @@ final class MscclGpuLowering
             {
                 a.error(type.equals("ra") ? "type=\"ra\" (the older runtime's residual add) is not supported: " +
                     "its interpreter never ran it" : "unknown step type \"" + type +
-                    "\" (s, r, rcs, rrs, rrc, rrcs, cpy, re or nop)");
+                    "\" (s, r, rcs, rrs, rrc, rrcs, cpy, re, nop, or jccl's rrcr)");
             }
         }
         final boolean reads = op != null && op.readsSource();

@@ -303,6 +303,11 @@ public final class MscclValidator
                 {
                     cExecutor(r, w, s, "cnt=" + cnt + ": MSCCL's C executors need cnt < " + C_MAX_COUNT);
                 }
+                if (op == Opcode.RECV_REDUCE_COPY_REVERSED)
+                {
+                    cExecutor(r, w, s, "type=\"rrcr\" is jccl's own step: MSCCL's C executors do not run it " +
+                        "(MscclWriter writes a Program's rrcr as cpy, r into scratch, re)");
+                }
                 if (op.sends() && sendOk && worker.sendPeer() == Worker.NO_PEER)
                 {
                     error(r, w, s, "a " + op.mscclName() + " step sends, but its threadblock has send=-1");
