@@ -22,7 +22,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A stand-in for jccl in tests of the bench: ranks in this process whose k-th calls meet, and the last to arrive
  * computes the collective with straightforward loops (floating types rounded to the element type after every step,
- * as jccl's contract says), so the runner, the checker and the table can be tested without the runtime. A
+ * as jccl's contract says), so the runner, the checker and the table can be tested without the runtime; sends,
+ * receives, Gather, Scatter and AllToAllv move data between the fake ranks through {@link FakePointToPoint}. A
  * {@link Fault} makes it wrong on purpose.
  */
 final class FakeCommunicators
@@ -70,6 +71,7 @@ final class FakeCommunicators
     static CommunicatorFactory factory(final Fault fault, final AtomicLong calls,
         final java.util.Queue<Long> counts)
     {
+        final FakePointToPoint.Groups groups = new FakePointToPoint.Groups();
         return new CommunicatorFactory()
         {
             @Override
@@ -77,10 +79,11 @@ final class FakeCommunicators
                 final int nRanks)
             {
                 final Group group = new Group(nRanks, fault, calls, counts);
+                final FakePointToPoint p2p = new FakePointToPoint(nRanks, fault, groups);
                 final Communicator[] comms = new Communicator[nRanks];
                 for (int r = 0; r < nRanks; r++)
                 {
-                    comms[r] = new FakeComm(group, r);
+                    comms[r] = new FakeComm(group, r, p2p);
                 }
                 return comms;
             }
@@ -88,11 +91,14 @@ final class FakeCommunicators
             @Override
             public void groupStart()
             {
+                // the collectives meet by their sequence whatever the grouping; sends and receives batch by group
+                groups.start();
             }
 
             @Override
             public void groupEnd()
             {
+                groups.end();
             }
 
             @Override
@@ -351,11 +357,60 @@ final class FakeCommunicators
         private final Group group;
         private final int rank;
         private final AtomicInteger sequence = new AtomicInteger();
+        private final FakePointToPoint p2p;
 
-        FakeComm(final Group group, final int rank)
+        FakeComm(final Group group, final int rank, final FakePointToPoint p2p)
         {
             this.group = group;
             this.rank = rank;
+            this.p2p = p2p;
+        }
+
+        private void count(final long count)
+        {
+            group.calls.incrementAndGet();
+            group.counts.add(count);
+        }
+
+        @Override
+        public Work send(final Buffer buffer, final long count, final DataType type, final int peer,
+            final Stream stream)
+        {
+            count(count);
+            return p2p.send(rank, buffer, count, type, peer);
+        }
+
+        @Override
+        public Work recv(final Buffer buffer, final long count, final DataType type, final int peer,
+            final Stream stream)
+        {
+            count(count);
+            return p2p.recv(rank, buffer, count, type, peer);
+        }
+
+        @Override
+        public Work gather(final Buffer send, final Buffer recv, final long count, final DataType type,
+            final int root, final Stream stream)
+        {
+            count(count);
+            return p2p.gather(rank, send, recv, count, type, root);
+        }
+
+        @Override
+        public Work scatter(final Buffer send, final Buffer recv, final long count, final DataType type,
+            final int root, final Stream stream)
+        {
+            count(count);
+            return p2p.scatter(rank, send, recv, count, type, root);
+        }
+
+        @Override
+        public Work allToAllv(final Buffer send, final long[] sendCounts, final long[] sendDispls,
+            final Buffer recv, final long[] recvCounts, final long[] recvDispls, final DataType type,
+            final Stream stream)
+        {
+            count(Arrays.stream(sendCounts).sum());
+            return p2p.allToAllv(rank, send, sendCounts, sendDispls, recv, recvCounts, recvDispls, type);
         }
 
         @Override
@@ -440,7 +495,8 @@ final class FakeCommunicators
         }
     }
 
-    private record FakeWork(CompletableFuture<Void> done) implements Work
+    /** A handle completed by the fake's future. */
+    record FakeWork(CompletableFuture<Void> done) implements Work
     {
         @Override
         public boolean isDone()
