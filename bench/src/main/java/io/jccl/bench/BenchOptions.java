@@ -25,7 +25,7 @@ import java.util.Map;
  * {@code --tuner}, {@code --tuner-config}, {@code --trace}), each setting one {@code JCCL_*} variable of the
  * {@link Context} (a flag not given leaves the variable in force), and {@code --sweep}, {@code --timeout-ms},
  * {@code --schedule}, {@code --csv}, {@code --[no-]progress}, {@code --jit-warmup-ms}, {@code --tune-iters},
- * {@code --load}, {@code --compare-plans}, {@code --rounds}, {@code --plain-memory}. nccl-tests'
+ * {@code --load}, {@code --compare-plans}, {@code --rounds}, {@code --plain-memory}, {@code --p2p}. nccl-tests'
  * {@code -J/--output_file} (alias {@code --json}) writes the JSON result file. Sizes take K, M and G suffixes;
  * integers take C notation ({@code 0x10}).
  * <p>
@@ -277,6 +277,12 @@ public final class BenchOptions
                 "driver and device are present, else host; the default); emulated runs the CUDA path on the device " +
                 "double (host memory, the interpreter kernel's records run in Java: checks, not speed)")
         private String device = "auto";
+
+        @Option(names = BenchTool.P2P_FLAG, order = 13,
+            description = "alltoall_perf only: make the all-to-all one group of a send and a receive per peer " +
+                "(nccl-tests' alltoall.cu) instead of the AllToAll collective; checked the same way, except in place " +
+                "(N/A, as nccl-tests: the sends read what the receives write)")
+        private boolean p2p;
     }
 
 
@@ -768,6 +774,12 @@ public final class BenchOptions
             cudaResolved = true;
         }
         return cuda;
+    }
+
+    /** @return true for {@code --p2p}: {@code alltoall_perf}'s all-to-all as sends and receives. */
+    public boolean p2p()
+    {
+        return jccl.p2p;
     }
 
     /** @return true for {@code --plain-memory}: buffers in private memory, not jccl's shared memory. */

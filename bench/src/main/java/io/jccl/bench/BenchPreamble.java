@@ -150,6 +150,11 @@ final class BenchPreamble
         {
             LOG.warn("-G/--cudagraph {} ignored: jccl-bench does not capture CUDA graphs", options.cudaGraph());
         }
+        if (tool.collective() == null)
+        {
+            // point-to-point calls, Gather and Scatter have no algorithm to choose
+            return;
+        }
         final java.util.Set<io.jccl.Algorithm> allowed = JcclCommunicatorFactory.context(options, combination)
             .algorithms(tool.collective());
         if (!allowed.contains(io.jccl.Algorithm.RING) && allowed.stream().allMatch(algorithm ->

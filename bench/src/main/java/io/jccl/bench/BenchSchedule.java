@@ -57,6 +57,12 @@ public final class BenchSchedule
                 checked.errors()).getMessage());
         }
         final MscclSchedule schedule = checked.schedule();
+        if (tool.collective() == null)
+        {
+            throw new IllegalArgumentException("--schedule " + file + " computes " +
+                schedule.collective().xmlName() + ", but " + tool.toolName() + " runs no collective a schedule " +
+                "applies to" + toolHint(schedule));
+        }
         if (schedule.collective() != tool.collective())
         {
             throw new IllegalArgumentException("--schedule " + file + " computes " +

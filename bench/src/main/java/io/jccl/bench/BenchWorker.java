@@ -220,7 +220,8 @@ final class BenchWorker implements Runnable
 
         long wrong = 0;
         rep++;
-        for (int c = 0; c < options.check(); c++)
+        final boolean checked = options.check() > 0 && (!inPlace || tool.checksInPlace(options.p2p()));
+        for (int c = 0; checked && c < options.check(); c++)
         {
             final long localWrong = checks.checkedCall(slices, type, op, root, rep, true);
             wrong = Math.round(sync.allReduce(thread, localWrong, ThreadSync.SUM));
@@ -231,10 +232,10 @@ final class BenchWorker implements Runnable
         }
 
         final double timeUs = (options.reportCputime() ? cpuSeconds : seconds) * 1.0E6;
-        row.append(TableFormatter.rowResult(timeUs, algBw, busBw, wrong, options.check() > 0));
+        row.append(TableFormatter.rowResult(timeUs, algBw, busBw, wrong, checked));
         bwSum += busBw;
         bwCount++;
-        return new RowResult.Measurement(timeUs, algBw, busBw, options.check() > 0 ? wrong : RowResult.NOT_CHECKED,
+        return new RowResult.Measurement(timeUs, algBw, busBw, checked ? wrong : RowResult.NOT_CHECKED,
             threadRanks.lastPlan(), threadRanks.lastTransport());
     }
 }

@@ -14,7 +14,9 @@ import io.jccl.testkit.ReferenceArithmetic;
  * Broadcast, the index in the gathered buffer for AllGather ({@code g = rank x block + k}), the index in the
  * full reduced vector for ReduceScatter (rank r's output element k is {@code g = r x block + k}), and for AllToAll
  * the index over every rank's whole receive buffer (rank r's element {@code q x block + k}, which comes from rank q's
- * input element {@code r x block + k}, is {@code g = r x nRanks x block + q x block + k}).
+ * input element {@code r x block + k}, is {@code g = r x nRanks x block + q x block + k}). HyperCube and Gather
+ * address theirs as AllGather, Scatter as ReduceScatter (rank r's element k is the root's input element
+ * {@code g = r x block + k}), and SendRecv by {@code g = r x block + k} (rank r receives rank r - 1's input).
  * <p>
  * How results compare ({@link #comparison()}): integers and copies bit for bit; floating SUM, PROD, MIN and MAX by
  * value, exactly (the inputs make every partial result exact); floating AVG and PreMulSum within a tolerance,
@@ -54,9 +56,9 @@ public final class ExpectedValues
     /**
      * @param tool    the collective.
      * @param pattern the inputs (its operator kind is null for AllGather and Broadcast).
-     * @param block   elements per rank block: the count of AllGather, ReduceScatter and AllToAll (unused
-     *                otherwise).
-     * @param root    root of Broadcast and Reduce.
+     * @param block   elements per rank block: the count of AllGather, ReduceScatter, AllToAll, SendRecv, HyperCube,
+     *                Gather and Scatter (unused otherwise).
+     * @param root    root of Broadcast, Reduce, Gather and Scatter.
      * @param scalar  PreMulSum's scalar as given to {@link ReduceOp#preMulSum(double)} (converted to the element
      *                type here, as jccl does: truncated for integers).
      */
@@ -166,9 +168,14 @@ public final class ExpectedValues
 
     private long copySource(final long g)
     {
-        if (tool == BenchTool.ALL_GATHER)
+        if (tool == BenchTool.ALL_GATHER || tool == BenchTool.HYPERCUBE || tool == BenchTool.GATHER)
         {
             return pattern.input((int)(g / block), g % block);
+        }
+        if (tool == BenchTool.SEND_RECV)
+        {
+            final int receiver = (int)(g / block);
+            return pattern.input((receiver - 1 + nRanks) % nRanks, g % block);
         }
         if (tool == BenchTool.ALL_TO_ALL)
         {

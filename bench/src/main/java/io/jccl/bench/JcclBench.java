@@ -25,7 +25,8 @@ import java.util.function.LongSupplier;
 /**
  * The entry point of the tools: {@code jccl-bench <tool> [flags]}, where the tool is one of nccl-tests' binaries
  * ({@code all_reduce_perf}, {@code all_gather_perf}, {@code reduce_scatter_perf}, {@code broadcast_perf},
- * {@code reduce_perf}, {@code alltoall_perf}; the {@code _perf} suffix may be left out) and the flags are
+ * {@code reduce_perf}, {@code alltoall_perf}, {@code sendrecv_perf}, {@code hypercube_perf}, {@code gather_perf},
+ * {@code scatter_perf}; the {@code _perf} suffix may be left out) and the flags are
  * nccl-tests' ({@link BenchOptions}); and two commands for MSCCL XML schedules: {@code jccl-bench verify FILE...}
  * ({@link VerifyCommand}) and {@code jccl-bench export --coll C -g N ...} ({@link ExportCommand}); and
  * {@code jccl-bench plot FILE.csv... -o out.png} ({@link PlotCommand}), which draws result files; and
@@ -257,6 +258,7 @@ public final class JcclBench
                 options.processes(launch.rank(), launch.size());
             }
             options.validate();
+            tool.checkRun(options.nRanks(), options.p2p(), options.comparePlans() != null);
         }
         catch (final IllegalArgumentException | ArithmeticException | JcclInvalidArgumentException ex)
         {
@@ -374,6 +376,7 @@ public final class JcclBench
                 return BenchRunner.EXIT_OK;
             }
             options.processes(0, split.nprocs()).validate();
+            tool.checkRun(options.nRanks(), options.p2p(), options.comparePlans() != null);
             if (options.schedule() != null)
             {
                 BenchSchedule.load(options.schedule(), tool, options.nRanks());

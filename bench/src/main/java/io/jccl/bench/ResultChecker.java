@@ -14,9 +14,10 @@ import java.nio.ByteBuffer;
  * <ul>
  * <li>output: must equal the expected result ({@link ExpectedValues});</li>
  * <li>input that is not output (the send buffer out of place; in place, the other blocks of an in-place
- *     ReduceScatter and the whole buffer of a non-root Reduce): must still hold the input;</li>
- * <li>anything else, including the bytes after the buffers and a non-root's ignored buffer: must still hold the
- *     guard pattern.</li>
+ *     ReduceScatter or Scatter root and the whole buffer of a non-root Reduce or Gather): must still hold the
+ *     input;</li>
+ * <li>anything else, including the bytes after the buffers and a non-root's ignored buffer (Broadcast and Scatter
+ *     send, Reduce and Gather receive): must still hold the guard pattern.</li>
  * </ul>
  * {@code #wrong} is the number of elements that fail, so it also catches writes outside the result.
  */
@@ -220,16 +221,16 @@ public final class ResultChecker
         return codec.wrap(DataPattern.hash(GUARD_SEED + allocation, rank, element));
     }
 
-    /** Broadcast reads only the root's input; the others' send buffers are ignored. */
+    /** Broadcast and Scatter read only the root's input; the others' send buffers are ignored. */
     private boolean hasInput(final int rank)
     {
-        return tool != BenchTool.BROADCAST || rank == root;
+        return tool != BenchTool.BROADCAST && tool != BenchTool.SCATTER || rank == root;
     }
 
-    /** Reduce writes only the root's receive buffer; the others' must stay as they were. */
+    /** Reduce and Gather write only the root's receive buffer; the others' must stay as they were. */
     private boolean hasOutput(final int rank)
     {
-        return tool != BenchTool.REDUCE || rank == root;
+        return tool != BenchTool.REDUCE && tool != BenchTool.GATHER || rank == root;
     }
 
     /** Element index of the rank's input in its send allocation, or in place in its receive allocation. */
@@ -249,8 +250,8 @@ public final class ResultChecker
     {
         return switch (tool)
         {
-            case REDUCE_SCATTER -> counts.paramCount() * rank;
-            case ALL_TO_ALL -> counts.recvCount() * rank;
+            case REDUCE_SCATTER, SCATTER -> counts.paramCount() * rank;
+            case ALL_TO_ALL, SEND_RECV -> counts.recvCount() * rank;
             default -> 0;
         };
     }

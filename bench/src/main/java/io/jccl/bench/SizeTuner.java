@@ -123,6 +123,11 @@ final class SizeTuner
     TuningReport taskReport(final Shape shape, final DataType type, final ReduceOp op)
     {
         final Collective collective = tool.collective();
+        if (collective == null)
+        {
+            // the tuner keys its tasks by collective: it has none for point-to-point calls
+            return null;
+        }
         // the tuner keys a call by NCCL's nBytes: the larger of the rank's input and output
         final long bytes = collective.totalCount(shape.counts().paramCount(), nRanks) * shape.elementSize();
         for (final TuningReport report : factory.tuningReports(threadRanks.comms()[0]))

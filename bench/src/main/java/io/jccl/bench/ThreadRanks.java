@@ -12,9 +12,12 @@ import io.jccl.bench.BenchRunner.Shape;
 /**
  * One bench thread's ranks of a {@link BenchRunner} run, their buffers, and the calls the thread makes on them, as
  * nccl-tests' {@code startColl} and {@code completeColl}: one call on every rank of the thread, grouped when it drives
- * more than one ({@code -g}), and with {@code -a} that many calls per iteration, grouped. The table's timed loop, the
- * {@code -w} warm-up, the JIT warm-up, the online tuner's pre-tuning and the checked calls all issue their calls here,
- * so that the code the table times is the code the warm-ups had compiled.
+ * more than one ({@code -g}) or the call is sends and receives, and with {@code -m} that many calls per iteration,
+ * grouped. A call of several steps ({@code hypercube_perf}) is one group per step, each for every rank of the
+ * thread, and its {@code -m} calls are not grouped together: a group would merge the steps, whose sends read what
+ * the step before received. The table's timed loop, the {@code -w} warm-up, the JIT warm-up, the online tuner's
+ * pre-tuning and the checked calls all issue their calls here, so that the code the table times is the code the
+ * warm-ups had compiled.
  * <p>
  * Threading: used by its bench thread only.
  */
@@ -27,6 +30,12 @@ final class ThreadRanks
     private final CommunicatorFactory factory;
     private final BenchSync sync;
     private final long maxBytes;
+    /** {@code alltoall_perf --p2p}: the all-to-all as a send and a receive per peer. */
+    private final boolean p2p;
+    /** The groups of one call ({@link BenchTool#steps}), each issued alone: step k+1 reads what step k received. */
+    private final int steps;
+    /** True when each step's calls are grouped: several ranks on this thread, or point-to-point calls. */
+    private final boolean grouped;
     /** The ranks in the whole run: those of the pattern, the checks and the in-place offsets. */
     private final int[] ranks;
     private final Communicator[] comms;
@@ -64,6 +73,9 @@ final class ThreadRanks
         this.factory = setup.factory();
         this.sync = setup.sync();
         this.maxBytes = setup.maxBytes();
+        this.p2p = setup.options().p2p();
+        this.steps = tool.steps(setup.options().nRanks());
+        this.grouped = nGpus > 1 || tool.pointToPoint(p2p);
         final BenchRanks process = setup.ranks();
         final Communicator[] processWarmComms = process.warmComms();
         this.mirror = process.mirror();
@@ -172,9 +184,11 @@ final class ThreadRanks
         final int root, final int first, final int iters)
     {
         final int agg = options.aggIters();
+        // a call of several steps reads in each step what the step before received: grouping calls would merge them
+        final boolean groupAgg = agg > 1 && steps == 1;
         for (int iter = first; iter < first + iters; iter++)
         {
-            if (agg > 1)
+            if (groupAgg)
             {
                 factory.groupStart();
             }
@@ -184,7 +198,10 @@ final class ThreadRanks
             }
             if (agg > 1)
             {
-                factory.groupEnd();
+                if (groupAgg)
+                {
+                    factory.groupEnd();
+                }
                 blockIfAsked();
             }
         }
@@ -208,25 +225,28 @@ final class ThreadRanks
         final ReduceOp op, final int root, final int iter)
     {
         final long count = slices.shape.counts().paramCount();
-        if (nGpus > 1)
+        for (int step = 0; step < steps; step++)
         {
-            factory.groupStart();
-        }
-        for (int i = 0; i < nGpus; i++)
-        {
-            final Work work = tool.start(onRanks[i], slices.send(iter, i), slices.recv(iter, i), count, type, op,
-                root, streams[i]);
-            if (pending[i] != null && pendingOn[i] != onRanks[i])
+            if (grouped)
             {
-                // the call it replaces ran on another communicator, whose calls this one does not follow
-                pending[i].join();
+                factory.groupStart();
             }
-            pending[i] = work;
-            pendingOn[i] = onRanks[i];
-        }
-        if (nGpus > 1)
-        {
-            factory.groupEnd();
+            for (int i = 0; i < nGpus; i++)
+            {
+                final Work work = tool.startStep(onRanks[i], step, p2p, slices.inPlace, slices.send(iter, i),
+                    slices.recv(iter, i), count, type, op, root, streams[i]);
+                if (pending[i] != null && pendingOn[i] != onRanks[i])
+                {
+                    // the call it replaces ran on another communicator, whose calls this one does not follow
+                    pending[i].join();
+                }
+                pending[i] = work;
+                pendingOn[i] = onRanks[i];
+            }
+            if (grouped)
+            {
+                factory.groupEnd();
+            }
         }
         if (options.aggIters() <= 1)
         {

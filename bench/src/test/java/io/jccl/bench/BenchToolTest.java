@@ -113,6 +113,81 @@ class BenchToolTest
         assertEquals(BenchTool.REDUCE_SCATTER, BenchTool.fromName("reduce_scatter"));
         assertEquals(BenchTool.BROADCAST, BenchTool.fromName("broadcast_perf"));
         assertEquals(BenchTool.ALL_TO_ALL, BenchTool.fromName("alltoall_perf"));
-        assertThrows(IllegalArgumentException.class, () -> BenchTool.fromName("sendrecv_perf"));
+        assertEquals(BenchTool.SEND_RECV, BenchTool.fromName("sendrecv_perf"));
+        assertEquals(BenchTool.HYPERCUBE, BenchTool.fromName("hypercube"));
+        assertEquals(BenchTool.GATHER, BenchTool.fromName("gather_perf"));
+        assertEquals(BenchTool.SCATTER, BenchTool.fromName("scatter_perf"));
+        assertThrows(IllegalArgumentException.class, () -> BenchTool.fromName("sendrecv_perf_perf"));
+    }
+
+    @Test
+    void shouldSendAndReceiveWholeCountWhenSendRecv()
+    {
+        // SendRecvGetCollByteCount: both buffers the whole count; SendRecvGetBw: count x typesize / sec, factor 1
+        assertEquals(new CollByteCount(1000, 1000, 1000, 0, 0), BenchTool.SEND_RECV.byteCount(1000, 4, 8));
+        assertEquals(4.0, BenchTool.SEND_RECV.algorithmBandwidth(1000, 4, 1.0e-6, 8), 1e-9);
+        assertEquals(1.0, BenchTool.SEND_RECV.busBandwidthFactor(8));
+        assertFalse(BenchTool.SEND_RECV.hasOp());
+        assertFalse(BenchTool.SEND_RECV.hasRoot());
+        assertTrue(BenchTool.SEND_RECV.pointToPoint(false));
+        assertFalse(BenchTool.SEND_RECV.checksInPlace(false));
+        assertEquals(1, BenchTool.SEND_RECV.steps(8));
+    }
+
+    @Test
+    void shouldAlignToFourElementsAndCountOtherBlocksWhenHypercube()
+    {
+        // HyperCubeGetCollByteCount: base = count / (4 nranks) x 4; in place the send is block rank of the receive
+        assertEquals(new CollByteCount(32, 256, 32, 32, 0), BenchTool.HYPERCUBE.byteCount(262, 1, 8));
+        assertEquals(new CollByteCount(32768, 262144, 32768, 32768, 0),
+            BenchTool.HYPERCUBE.byteCount(262144, 4, 8));
+        // HyperCubeGetBw: count x typesize x (nranks - 1) / sec, factor 1
+        assertEquals(7.0 * 4000 / 1e3, BenchTool.HYPERCUBE.algorithmBandwidth(1000, 4, 1.0e-6, 8), 1e-6);
+        assertEquals(1.0, BenchTool.HYPERCUBE.busBandwidthFactor(8));
+        assertEquals(3, BenchTool.HYPERCUBE.steps(8));
+        assertEquals(1, BenchTool.HYPERCUBE.steps(2));
+        assertEquals(1, BenchTool.HYPERCUBE.steps(1));
+        assertTrue(BenchTool.HYPERCUBE.checksInPlace(false));
+    }
+
+    @Test
+    void shouldLayOutLikeAllGatherWhenGatherAndLikeReduceScatterWhenScatter()
+    {
+        // GatherGetCollByteCount / ScatterGetCollByteCount with nccl-tests' 16-byte block alignment
+        assertEquals(new CollByteCount(32, 96, 32, 32, 0), BenchTool.GATHER.byteCount(100, 4, 3));
+        assertEquals(new CollByteCount(96, 32, 32, 0, 32), BenchTool.SCATTER.byteCount(100, 4, 3));
+        // Gather/ScatterGetBw: count x nranks x typesize / sec, factor (n-1)/n
+        assertEquals(8.0, BenchTool.GATHER.algorithmBandwidth(1000, 4, 4000 / 8.0e9 * 8, 8), 1e-9);
+        assertEquals(8.0, BenchTool.SCATTER.algorithmBandwidth(1000, 4, 4000 / 8.0e9 * 8, 8), 1e-9);
+        assertEquals(3.0 / 4, BenchTool.GATHER.busBandwidthFactor(4));
+        assertEquals(3.0 / 4, BenchTool.SCATTER.busBandwidthFactor(4));
+        assertTrue(BenchTool.GATHER.hasRoot());
+        assertTrue(BenchTool.SCATTER.hasRoot());
+        assertFalse(BenchTool.GATHER.hasOp());
+        assertFalse(BenchTool.GATHER.pointToPoint(false));
+    }
+
+    @Test
+    void shouldKeepCollectiveCountsButNotCheckInPlaceWhenAllToAllP2p()
+    {
+        assertTrue(BenchTool.ALL_TO_ALL.pointToPoint(true));
+        assertFalse(BenchTool.ALL_TO_ALL.pointToPoint(false));
+        assertFalse(BenchTool.ALL_TO_ALL.checksInPlace(true));
+        assertTrue(BenchTool.ALL_TO_ALL.checksInPlace(false));
+    }
+
+    @Test
+    void shouldRejectRunWhenHypercubeRanksNotPowerOfTwoOrP2pOnOtherTool()
+    {
+        BenchTool.HYPERCUBE.checkRun(8, false, false);
+        BenchTool.ALL_TO_ALL.checkRun(3, true, false);
+        final IllegalArgumentException cube = assertThrows(IllegalArgumentException.class,
+            () -> BenchTool.HYPERCUBE.checkRun(6, false, false));
+        assertTrue(cube.getMessage().contains("power of two"), cube.getMessage());
+        final IllegalArgumentException p2p = assertThrows(IllegalArgumentException.class,
+            () -> BenchTool.SEND_RECV.checkRun(2, true, false));
+        assertTrue(p2p.getMessage().startsWith("--p2p"), p2p.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> BenchTool.GATHER.checkRun(2, false, true));
+        assertThrows(IllegalArgumentException.class, () -> BenchTool.ALL_TO_ALL.checkRun(2, true, true));
     }
 }

@@ -216,6 +216,32 @@ class ExpectedValuesTest
     }
 
     @Test
+    void shouldTakePreviousRankWhenSendRecv()
+    {
+        final DataPattern pattern = new DataPattern(DataType.INT32, null, 3, 42);
+        final ExpectedValues expected = new ExpectedValues(BenchTool.SEND_RECV, pattern, 5, -1, 0);
+        // rank r's element k is g = 5 r + k and comes from rank r - 1 (rank 0's from rank 2)
+        assertEquals(pattern.input(2, 1), expected.expectedBits(1));
+        assertEquals(pattern.input(0, 4), expected.expectedBits(9));
+        assertEquals(pattern.input(1, 0), expected.expectedBits(10));
+    }
+
+    @Test
+    void shouldGatherLikeAllGatherWhenHypercubeOrGatherAndTakeRootBlockWhenScatter()
+    {
+        final DataPattern pattern = new DataPattern(DataType.UINT8, null, 4, 42);
+        for (final BenchTool tool : new BenchTool[] {BenchTool.HYPERCUBE, BenchTool.GATHER})
+        {
+            final ExpectedValues expected = new ExpectedValues(tool, pattern, 10, 1, 0);
+            assertEquals(pattern.input(0, 3), expected.expectedBits(3), tool.toolName());
+            assertEquals(pattern.input(3, 9), expected.expectedBits(39), tool.toolName());
+        }
+        // scatter from root 1: rank 2's element 4 is the root's element 2 x 10 + 4
+        final ExpectedValues scatter = new ExpectedValues(BenchTool.SCATTER, pattern, 10, 1, 0);
+        assertEquals(pattern.input(1, 24), scatter.expectedBits(24));
+    }
+
+    @Test
     void shouldCopyRootWhenBroadcast()
     {
         final DataPattern pattern = new DataPattern(DataType.INT8, null, 4, 42);

@@ -209,4 +209,67 @@ class ResultCheckerTest
             }
         }
     }
+
+    @Test
+    void shouldCountEveryElementWhenSendRecvShiftsTheWrongWay()
+    {
+        // two ranks cannot tell the directions apart: three can
+        final int n = 3;
+        final int count = 256;
+        final DataPattern pattern = new DataPattern(DataType.INT32, null, n, 1234);
+        final CollByteCount counts = BenchTool.SEND_RECV.byteCount(count, 4, n);
+        final ExpectedValues expected = new ExpectedValues(BenchTool.SEND_RECV, pattern, counts.paramCount(), -1, 0);
+        final ResultChecker checker = new ResultChecker(BenchTool.SEND_RECV, pattern, expected, counts, -1, false);
+        final HostBuffer[] sendAllocs = new HostBuffer[n];
+        final HostBuffer[] recvAllocs = new HostBuffer[n];
+        for (int r = 0; r < n; r++)
+        {
+            sendAllocs[r] = HostBuffer.allocate(4L * count + ResultChecker.GUARD_BYTES);
+            recvAllocs[r] = HostBuffer.allocate(4L * count + ResultChecker.GUARD_BYTES);
+            checker.prepare(r, sendAllocs[r], recvAllocs[r]);
+        }
+        for (final int shift : new int[] {n - 1, 1})
+        {
+            for (int r = 0; r < n; r++)
+            {
+                // receive from rank r + shift: n - 1 is the previous rank, as the ring shift says
+                final ByteBuffer from = sendAllocs[(r + shift) % n].byteBuffer();
+                for (int i = 0; i < count; i++)
+                {
+                    recvAllocs[r].byteBuffer().putInt(4 * i, from.getInt(4 * i));
+                }
+            }
+            assertEquals(shift == 1 ? (long)n * count : 0, checker.verify(new int[] {0, 1, 2}, sendAllocs, recvAllocs),
+                "shift " + shift);
+        }
+    }
+
+    @Test
+    void shouldCountNonRootWriteWhenGatherOrScatter()
+    {
+        // gather: rank 1 (not the root) must leave its receive buffer alone
+        final ResultChecker gather = checker(BenchTool.GATHER, DataType.INT32, null, 1024, 0, false);
+        for (int q = 0; q < N; q++)
+        {
+            for (int i = 0; i < 128; i++)
+            {
+                recvs[0].byteBuffer().putInt(4 * (128 * q + i), sends[q].byteBuffer().getInt(4 * i));
+            }
+        }
+        assertEquals(0, verify(gather));
+        recvs[1].byteBuffer().putInt(0, recvs[1].byteBuffer().getInt(0) ^ 1);
+        assertEquals(1, verify(gather));
+        // scatter from root 1: rank 0 receives the root's block 0, and its own send buffer is the guard's
+        final ResultChecker scatter = checker(BenchTool.SCATTER, DataType.INT32, null, 1024, 1, false);
+        for (int r = 0; r < N; r++)
+        {
+            for (int i = 0; i < 128; i++)
+            {
+                recvs[r].byteBuffer().putInt(4 * i, sends[1].byteBuffer().getInt(4 * (128 * r + i)));
+            }
+        }
+        assertEquals(0, verify(scatter));
+        sends[0].byteBuffer().putInt(8, sends[0].byteBuffer().getInt(8) ^ 1);
+        assertEquals(1, verify(scatter));
+    }
 }
