@@ -7,15 +7,16 @@
 # or apart (about 220 ns). bench/handoff-probe.c measures that before and after every run; each cell is tagged n
 # (near: every probe around the run under 120 ns), a (apart: every probe over it) or m (mixed), and the last lines
 # give the medians of the rounds whose two runs both met the same placement.
-# Needs Open MPI (installed from Debian's packages when missing, with root) and ../shared/peers/coll_bench.c beside the
-# project. Usage, from the project root:
-#   bench/procs-compare.sh [ROUNDS] [NP] [MIN_BYTES] [MAX_BYTES] [extra jccl-bench flags...]
+# Needs Open MPI (installed from Debian's packages when missing, with root); builds bench/peers/coll_bench.c. With
+# --threads first, jccl runs NP in-process ranks with a thread each (-t NP) against Open MPI's NP processes. Usage,
+# from the project root:
+#   bench/procs-compare.sh [--threads] [ROUNDS] [NP] [MIN_BYTES] [MAX_BYTES] [extra jccl-bench flags...]
 # defaults: 5 rounds, 2 processes, 8 B to 1 KiB, AllReduce float sum; jccl runs -n 20000 unless the flags say -n.
 set -euo pipefail
+launch=--nprocs; [ "${1:-}" = --threads ] && { launch=-t; shift; }
 rounds=${1:-5}; np=${2:-2}; minb=${3:-8}; maxb=${4:-1024}; shift $(( $# > 4 ? 4 : $# ))
 here=$(cd "$(dirname "$0")" && pwd); root=$(dirname "$here")
-src="$root/../shared/peers/coll_bench.c"; bin=/tmp/coll_bench.openmpi
-[ -f "$src" ] || { echo "procs-compare: $src (the shared peers folder) is not beside the project" >&2; exit 2; }
+src="$root/bench/peers/coll_bench.c"; bin=/tmp/coll_bench.openmpi
 if ! command -v mpicc.openmpi > /dev/null; then
   apt-get update -qq > /dev/null && apt-get install -y -qq openmpi-bin libopenmpi-dev > /dev/null
 fi
@@ -31,7 +32,7 @@ for r in $(seq 1 "$rounds"); do
   $probe > "$out/probe.$r.0"
   mpirun.openmpi --allow-run-as-root "${pin[@]}" -np "$np" $bin -b "$minb" -e "$maxb" -o a > "$out/mpi.$r"
   $probe > "$out/probe.$r.1"
-  "$here/jccl-bench" --nprocs "$np" all_reduce_perf -b "$minb" -e "$maxb" -f 2 -d float -o sum "${iters[@]}" "$@" \
+  "$here/jccl-bench" all_reduce_perf "$launch" "$np" -b "$minb" -e "$maxb" -f 2 -d float -o sum "${iters[@]}" "$@" \
     > "$out/jccl.$r"
   $probe > "$out/probe.$r.2"
 done
