@@ -15,6 +15,7 @@ import io.jccl.schedules.msccl.MscclProblem;
 import io.jccl.schedules.msccl.MscclReader;
 import io.jccl.schedules.msccl.MscclSchedule;
 import io.jccl.schedules.msccl.MscclWriter;
+import io.jccl.schedules.msccl.PortableSteps;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -167,12 +168,13 @@ public final class ExportCommand
     /**
      * Reads the XML back and compares it with the program.
      *
-     * @param program the program written.
+     * @param written the program written (its jccl-only steps are written as MSCCL's, {@link PortableSteps}).
      * @param xml     its XML.
      * @return null when they are the same, else the first difference.
      */
-    static String roundTripDifference(final Program program, final String xml)
+    static String roundTripDifference(final Program written, final String xml)
     {
+        final Program program = PortableSteps.of(written);
         final MscclSchedule back;
         try
         {

@@ -19,7 +19,7 @@ import java.util.List;
  * destination's chunk of a scratch buffer laid out as the destination; steps that depended on the reversed step
  * depend on its {@code re}.
  */
-final class PortableSteps
+public final class PortableSteps
 {
     private PortableSteps()
     {
@@ -31,7 +31,7 @@ final class PortableSteps
      * @throws JcclInvalidArgumentException where a rank that needs the scratch chunk also uses the scratch buffer, or
      *                                      its layout differs from the destination's.
      */
-    static Program of(final Program program)
+    public static Program of(final Program program)
     {
         BufferKind destination = null;
         for (int r = 0; r < program.ranks(); r++)
