@@ -51,6 +51,8 @@ final class DirectReads
      */
     private long directInputSegment = Long.MIN_VALUE;
     private long directOutputSegment = Long.MIN_VALUE;
+    /** Whether the bound call premultiplies its input: a copy of the input onto itself then writes it. */
+    private boolean premul;
 
     /**
      * @param workers       the rank's workers.
@@ -96,12 +98,14 @@ final class DirectReads
      * @param inputElements  elements of the input buffer.
      * @param outputElements elements of the output buffer.
      * @param size           bytes per element.
+     * @param premulInput    true when reads of the input are premultiplied: a copy of it onto itself then writes.
      */
     void bind(final long inputAddress, final long outputAddress, final long inputElements, final long outputElements,
-        final int size)
+        final int size, final boolean premulInput)
     {
         final long inputDelta = inputAddress == 0 || outputAddress == 0 ? 0 : inputAddress - outputAddress;
-        final long layoutKey = inputElements * 31 + outputElements * 17 + size;
+        final long layoutKey = (inputElements * 31 + outputElements * 17 + size) * 2 + (premulInput ? 1 : 0);
+        premul = premulInput;
         final long inputSegment = region(inputAddress, inputElements * size);
         final long outputSegment = region(outputAddress, outputElements * size);
         if (inputDelta != directInputDelta || layoutKey != directLayoutKey ||
@@ -184,7 +188,7 @@ final class DirectReads
             for (int s2 = 0; s2 < other.stepCount(); s2++)
             {
                 if (!other.opcode(s2).writesDestination() || (w2 == w && s2 == s && bufferField ==
-                    StepDescriptor.DST_BUFFER))
+                    StepDescriptor.DST_BUFFER) || copiesOntoItself(other, s2))
                 {
                     continue;
                 }
@@ -201,6 +205,31 @@ final class DirectReads
             }
         }
         return false;
+    }
+
+    /**
+     * @return true for a copy whose every chunk is its own source (an in-place AllGather's or Broadcast's own block),
+     *         which the executor skips: it writes nothing, unless it premultiplies.
+     */
+    private boolean copiesOntoItself(final Worker worker, final int step)
+    {
+        if (premul || worker.opcode(step) != Opcode.COPY)
+        {
+            return false;
+        }
+        final int src = worker.field(step, StepDescriptor.SRC_BUFFER);
+        final int srcChunk = worker.field(step, StepDescriptor.SRC_CHUNK);
+        final int dst = worker.field(step, StepDescriptor.DST_BUFFER);
+        final int dstChunk = worker.field(step, StepDescriptor.DST_CHUNK);
+        for (int j = 0; j < worker.field(step, StepDescriptor.CHUNK_COUNT); j++)
+        {
+            if (byteStart(src, srcChunk + j) != byteStart(dst, dstChunk + j) ||
+                chunkLength[src][srcChunk + j] != chunkLength[dst][dstChunk + j])
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** @return the address of a chunk, or its offset when its buffer has no address (scratch is never aliased). */

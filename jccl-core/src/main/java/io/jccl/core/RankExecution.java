@@ -240,7 +240,7 @@ final class RankExecution implements Execution
         }
         if (directSenders.length > 0)
         {
-            directReads.bind(inputAddress, outputAddress, inputElements, outputElements, size);
+            directReads.bind(inputAddress, outputAddress, inputElements, outputElements, size, premulInput);
         }
         workersDone = 0;
         slotsSent = 0;
