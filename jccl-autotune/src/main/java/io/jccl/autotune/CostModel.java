@@ -15,7 +15,7 @@ import io.jccl.schedules.Generators;
  * For a call of {@code bytes} ({@code nBytes}) on {@code n} ranks, {@code C} channels, chunk {@code k} capped to
  * the protocol's slot payload ({@link KnobSpace#cap}):
  * <pre>
- * time = steps x (stepNs x contention + hopNs)             handoffs along the algorithm's critical path
+ * time = steps x (stepNs x contention + hopNs [+ switchNs])  handoffs along the algorithm's critical path
  *      + slots x (slotNs x contention + C x netSlotNs)     per-slot bookkeeping of one channel
  *      + fillDepth x min(k, segment) / channelBandwidth    the pipeline filling: a slot is read once written
  *      + busBytes / rankBandwidth                          streaming
@@ -32,7 +32,10 @@ import io.jccl.schedules.Generators;
  *     process per rank and 4 ranks on 2 cores it took half the tree's time at 16 B-1 KiB (each of the tree's hops
  *     can wait for a context switch); with one thread driving 4 ranks ({@code -g 4}) up to 3x the ring's and the
  *     tree's (every step is that thread's work); at 2 ranks the tree is that exchange already (0.93-1.09x each
- *     other). A pin, a table line or the online tuner, which measures, chooses it.</li>
+ *     other). A pin, a table line or the online tuner, which measures, chooses it; and the model itself where
+ *     every rank has a process of its own, there are at least 3, and more on a node than cores: there direct
+ *     AllReduce is charged one exchange, two steps, and every step a process switch ({@link #SWITCH_NS}; measured
+ *     with 4 processes on 2 cores, 8-128 B: direct 4.1-6.0 us, the tree 7.5-10.6, Open MPI 5.3-6.4).</li>
  *     <li>Slots: each step moves its segment ({@code bytes / (n C)} for ring AllReduce, AllGather, ReduceScatter
  *     and AllToAll, {@code bytes / C} otherwise) in {@code ceil(segment / k)} slots.</li>
  *     <li>Fill: rings lose one slot's time (every rank starts at once); chains and trees one per hop of depth.</li>
@@ -53,7 +56,15 @@ import io.jccl.schedules.Generators;
  */
 public final class CostModel
 {
+    /**
+     * What a handoff to a process that is not running costs, where processes of one rank outnumber the cores: the
+     * receiver's switch-in. Measured with 4 processes on 2 cores, 8-128 B AllReduce: the tree's 4 levels 7.5-10.6 us,
+     * direct's one exchange 4.1-6.0 us, about 2 us a level.
+     */
+    static final double SWITCH_NS = 2000;
+
     private final Calibration calibration;
+    private final boolean rankPerProcess;
 
     /**
      * @param calibration the constants.
@@ -61,11 +72,24 @@ public final class CostModel
      */
     public CostModel(final Calibration calibration)
     {
+        this(calibration, false);
+    }
+
+    /**
+     * @param calibration    the constants.
+     * @param rankPerProcess true when every rank lives in a process of its own, which drives it: then, with more
+     *                       ranks on a node than cores, every step pays {@link #SWITCH_NS}, and from 3 ranks direct
+     *                       AllReduce is charged one exchange (two steps) where the tree pays a step per level.
+     * @throws JcclInvalidArgumentException if calibration is null.
+     */
+    public CostModel(final Calibration calibration, final boolean rankPerProcess)
+    {
         if (calibration == null)
         {
             throw new JcclInvalidArgumentException("calibration is null");
         }
         this.calibration = calibration;
+        this.rankPerProcess = rankPerProcess;
     }
 
     /** @return the constants. */
@@ -96,7 +120,11 @@ public final class CostModel
         final Protocol protocol = plan.protocol();
         final double bytes = request.bytes();
 
-        final int steps = steps(tree, collective, n);
+        // processes of one rank, more than the cores: a handoff can wait for the receiver's process to be switched
+        // in, and direct AllReduce is one exchange where the tree pays that per level
+        final boolean oversubscribed = rankPerProcess && request.ranksPerNode() > calibration.cores();
+        final double switchNs = oversubscribed ? SWITCH_NS : 0;
+        final int steps = direct && oversubscribed && n >= 3 ? 2 : steps(tree, collective, n);
         final double rounds = direct ? Math.max(n - 1, rounds(true, collective, n)) : rounds(tree, collective, n);
         final boolean perRankSegments = !tree && !collective.isRooted();
         final double segment = perRankSegments ? bytes / ((double)n * channels) : bytes / channels;
@@ -127,7 +155,7 @@ public final class CostModel
         final double netSlotNs = request.nodes() > 1 || plan.transport() == TransportKind.NET ?
             calibration.net().hopNs() : 0;
 
-        return steps * (cost.stepNs() * contention + hopNs) +
+        return steps * (cost.stepNs() * contention + hopNs + switchNs) +
             slots * (cost.slotNs() * contention + channels * netSlotNs) +
             fillDepth * Math.min(piece, segment) / channelBytesPerNs +
             rounds * segment * channels / dataBytesPerNs;

@@ -35,11 +35,24 @@ public final class CostModelTuner implements Tuner
      */
     public CostModelTuner(final Calibration calibration, final PlanConstraints constraints)
     {
+        this(calibration, constraints, false);
+    }
+
+    /**
+     * @param calibration    the model's constants.
+     * @param constraints    what the settings allow; every plan chosen is allowed by them.
+     * @param rankPerProcess every rank lives in a process of its own ({@link CostModel#CostModel(Calibration,
+     *                       boolean)}).
+     * @throws JcclInvalidArgumentException if calibration or constraints is null.
+     */
+    public CostModelTuner(final Calibration calibration, final PlanConstraints constraints,
+        final boolean rankPerProcess)
+    {
         if (constraints == null)
         {
             throw new JcclInvalidArgumentException("constraints is null");
         }
-        this.model = new CostModel(calibration);
+        this.model = new CostModel(calibration, rankPerProcess);
         this.constraints = constraints;
     }
 

@@ -57,7 +57,26 @@ public final class TunerChain implements Tuner
     public static TunerChain create(final PlanConstraints constraints, final Calibration calibration,
         final Path tableFile)
     {
-        final CostModelTuner model = new CostModelTuner(calibration, constraints);
+        return create(constraints, calibration, tableFile, false);
+    }
+
+    /**
+     * As {@link #create(PlanConstraints, Calibration, Path)}, for ranks that may each live in a process of their own.
+     *
+     * @param constraints    what the settings allow ({@code JCCL_*}).
+     * @param calibration    the cost model's constants, the same on every rank.
+     * @param tableFile      the tuner table ({@code JCCL_TUNER_CONFIG_FILE}), or null for none.
+     * @param rankPerProcess every rank lives in a process of its own ({@link CostModel#CostModel(Calibration,
+     *                       boolean)}).
+     * @return the chain.
+     * @throws TunerConfigException         if the table is malformed.
+     * @throws JcclSystemException          if the table cannot be read.
+     * @throws JcclInvalidArgumentException if constraints or calibration is null.
+     */
+    public static TunerChain create(final PlanConstraints constraints, final Calibration calibration,
+        final Path tableFile, final boolean rankPerProcess)
+    {
+        final CostModelTuner model = new CostModelTuner(calibration, constraints, rankPerProcess);
         final TableTuner table = tableFile == null ? null : TableTuner.load(tableFile, model);
         return new TunerChain(constraints, table, model);
     }

@@ -127,10 +127,37 @@ class CostModelTest
     }
 
     @Test
+    void shouldPreferDirectForSmallCallsOnlyWhereMoreProcessesOfOneRankThanCoresShareANode()
+    {
+        final Plan direct = plan(Algorithm.DIRECT, Protocol.SIMPLE, TransportKind.P2P, 1);
+        final Plan tree = plan(Algorithm.TREE, Protocol.LL, TransportKind.P2P, 1);
+        final CostModel twoCores = new CostModel(Calibration.defaults(2), true);
+        // 4 processes on 2 cores: one exchange beats the tree's levels for small calls, not for large ones
+        assertTrue(twoCores.predictNanos(allReduce(8, 4), direct) < twoCores.predictNanos(allReduce(8, 4), tree));
+        final Plan ring = plan(Algorithm.RING, Protocol.SIMPLE, TransportKind.P2P, 1);
+        assertTrue(twoCores.predictNanos(allReduce(MIB_64, 4), direct) >
+            twoCores.predictNanos(allReduce(MIB_64, 4), ring));
+        // 2 processes: the tree is that exchange already; 4 processes on 4 cores, or 4 ranks of one process: as before
+        assertEquals(new CostModel(Calibration.defaults(2)).predictNanos(allReduce(8, 2), direct),
+            twoCores.predictNanos(allReduce(8, 2), direct));
+        final CostModel fourCores = new CostModel(Calibration.defaults(4), true);
+        final CostModel oneProcess = new CostModel(Calibration.defaults(2), false);
+        for (final CostModel model : new CostModel[] {fourCores, oneProcess})
+        {
+            assertTrue(model.predictNanos(allReduce(8, 4), tree) <= model.predictNanos(allReduce(8, 4), direct));
+        }
+        final CostModelTuner tuner = new CostModelTuner(Calibration.defaults(2), PlanConstraints.none(), true);
+        assertEquals(Algorithm.DIRECT, tuner.choose(allReduce(8, 4)).algorithm());
+        assertNotEquals(Algorithm.DIRECT, tuner.choose(allReduce(MIB_64, 4)).algorithm());
+        assertEquals(Algorithm.TREE, new CostModelTuner(Calibration.defaults(2), PlanConstraints.none(), false)
+            .choose(allReduce(8, 4)).algorithm());
+    }
+
+    @Test
     void shouldNeverPreferDirectToTheTree()
     {
         // the model cannot tell how the ranks are driven, which decides whether direct pays: pins, tables and the
-        // online tuner choose it
+        // online tuner choose it (except for processes of one rank, more than the cores: the test above)
         final Plan direct = plan(Algorithm.DIRECT, Protocol.SIMPLE, TransportKind.P2P, 1);
         final Plan tree = plan(Algorithm.TREE, Protocol.SIMPLE, TransportKind.P2P, 1);
         final Plan ring = plan(Algorithm.RING, Protocol.SIMPLE, TransportKind.P2P, 1);

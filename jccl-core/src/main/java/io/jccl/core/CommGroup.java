@@ -95,8 +95,11 @@ final class CommGroup
         this.topology = topology;
         this.hosts = topology.hosts();
         this.transport = transport;
+        // a group of one local rank out of several is a process of one rank, as every rank that joins with
+        // Jccl.connect has: the cost model knows each is driven by its own process
         this.tuner = TunerChain.create(constraints, calibration,
-            context.tunerMode() == Context.TunerMode.MODEL ? null : context.tunerConfigFile());
+            context.tunerMode() == Context.TunerMode.MODEL ? null : context.tunerConfigFile(),
+            localRanks.length == 1 && topology.ranks() > 1);
         tuner.warnings().forEach(w -> LOG.warn("jccl WARN {}", w));
         this.online = context.tunerMode() == Context.TunerMode.AUTO ? OnlineTuning.create(context, tuner, topology) :
             null;
