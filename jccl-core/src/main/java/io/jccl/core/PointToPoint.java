@@ -81,57 +81,45 @@ final class PointToPoint
     static Work gather(final LocalCommunicator rank, final Buffer send, final Buffer recv, final long count,
         final DataType type, final int root, final Stream stream)
     {
-        final int size = rank.size();
-        checkStream(stream, "gather");
-        CallValidator.validateP2p("gather", send, "send", 0, count, type, root, "root", size, device(rank));
-        if (rank.rank() == root)
-        {
-            CallValidator.validateP2p("gather", recv, "recv", Math.multiplyExact(count, size - 1L), count, type,
-                root, "root", size, device(rank));
-        }
-        Jccl.groupStart();
-        Work work;
-        try
-        {
-            work = issue(rank, P2pOps.SEND, send, 0, count, type, root, stream);
-            if (rank.rank() == root)
-            {
-                for (int peer = 0; peer < size; peer++)
-                {
-                    work = issue(rank, P2pOps.RECV, recv, peer * count, count, type, peer, stream);
-                }
-            }
-        }
-        finally
-        {
-            Jccl.groupEnd();
-        }
-        return work;
+        return rooted(rank, "gather", P2pOps.SEND, send, "send", recv, "recv", count, type, root, stream);
     }
 
     static Work scatter(final LocalCommunicator rank, final Buffer send, final Buffer recv, final long count,
         final DataType type, final int root, final Stream stream)
     {
+        return rooted(rank, "scatter", P2pOps.RECV, recv, "recv", send, "send", count, type, root, stream);
+    }
+
+    /**
+     * Gather ({@code mineKind} SEND: every rank sends {@code mine} to the root, which receives rank r's into block r
+     * of {@code all}) or scatter (RECV: the root sends block r of {@code all} to rank r, which receives it into
+     * {@code mine}), as one group.
+     */
+    private static Work rooted(final LocalCommunicator rank, final String call, final byte mineKind,
+        final Buffer mine, final String mineName, final Buffer all, final String allName, final long count,
+        final DataType type, final int root, final Stream stream)
+    {
         final int size = rank.size();
-        checkStream(stream, "scatter");
-        CallValidator.validateP2p("scatter", recv, "recv", 0, count, type, root, "root", size, device(rank));
+        checkStream(stream, call);
+        CallValidator.validateP2p(call, mine, mineName, 0, count, type, root, "root", size, device(rank));
         if (rank.rank() == root)
         {
-            CallValidator.validateP2p("scatter", send, "send", Math.multiplyExact(count, size - 1L), count, type,
-                root, "root", size, device(rank));
+            CallValidator.validateP2p(call, all, allName, Math.multiplyExact(count, size - 1L), count, type, root,
+                "root", size, device(rank));
         }
+        final byte allKind = mineKind == P2pOps.SEND ? P2pOps.RECV : P2pOps.SEND;
         Jccl.groupStart();
-        Work work = null;
+        Work work;
         try
         {
+            work = issue(rank, mineKind, mine, 0, count, type, root, stream);
             if (rank.rank() == root)
             {
                 for (int peer = 0; peer < size; peer++)
                 {
-                    issue(rank, P2pOps.SEND, send, peer * count, count, type, peer, stream);
+                    work = issue(rank, allKind, all, peer * count, count, type, peer, stream);
                 }
             }
-            work = issue(rank, P2pOps.RECV, recv, 0, count, type, root, stream);
         }
         finally
         {
