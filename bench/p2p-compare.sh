@@ -41,31 +41,21 @@ for i in "${!runs[@]}"; do
     echo "failed" > "$out/failed.$i"
   fi
 done
-python3 - "$out" "${#runs[@]}" "$np" <<'PY'
+python3 - "$out" "${#runs[@]}" "$np" "$here" <<'PY'
 import os, sys
 out, n, np_ = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+sys.path.insert(0, sys.argv[4])
+from bench_tables import jccl_rows, peer_rows
 # MPI-side name of each jccl tool, in coll_bench's first column
 peer = {'sendrecv_perf': 'sendrecv', 'alltoall_perf': 'alltoall', 'alltoall_perf --p2p': 'alltoall',
         'gather_perf': 'gather', 'scatter_perf': 'scatter'}
-mpi = {}
-for line in open(os.path.join(out, 'mpi')):
-    t = line.split()
-    if len(t) >= 9 and t[1].isdigit():
-        mpi[(t[0], int(t[1]))] = (float(t[4]), t[8])
+mpi = peer_rows(os.path.join(out, 'mpi'))
 def jccl(i):
     path = os.path.join(out, 'jccl.%d' % i)
-    rows, header = {}, None
     if not os.path.exists(path):
-        return rows
-    for line in open(path):
-        if line.startswith('#') and 'busbw' in line and 'count' in line and header is None:
-            header = line.lstrip('#').split()
-            continue
-        t = line.split()
-        if header and t and t[0].isdigit():
-            # out-of-place: the first time and #wrong columns, as nccl-tests prints them
-            rows[int(t[0])] = (float(t[header.index('time')]), t[header.index('#wrong')])
-    return rows
+        return {}
+    # out-of-place: the first time and #wrong columns, as nccl-tests prints them
+    return {size: (us, wrong[0]) for size, (us, wrong) in jccl_rows(path).items()}
 for line in open(os.path.join(out, 'mpi')):
     if line.startswith('# lib:') or line.startswith('# np='):
         print(line.rstrip())

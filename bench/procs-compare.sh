@@ -36,26 +36,16 @@ for r in $(seq 1 "$rounds"); do
     > "$out/jccl.$r"
   $probe > "$out/probe.$r.2"
 done
-python3 - "$out" "$rounds" "$np" <<'PY'
+python3 - "$out" "$rounds" "$np" "$here" <<'PY'
 import statistics, sys
 out, rounds, np_ = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+sys.path.insert(0, sys.argv[4])
+from bench_tables import jccl_rows, peer_rows
 def mpi(path):
-    rows = {}
-    for line in open(path):
-        t = line.split()
-        if len(t) >= 9 and t[1].isdigit():
-            rows[int(t[1])] = float(t[4])
-    return rows
+    return {size: us for (_, size), (us, _) in peer_rows(path).items()}
 def jccl(path):
-    rows, header = {}, None
-    for line in open(path):
-        if line.startswith('#') and 'busbw' in line and 'count' in line and header is None:
-            header = line.lstrip('#').split()
-            continue
-        t = line.split()
-        if header and t and t[0].isdigit():
-            # out-of-place time, as Open MPI's (nccl-tests prints out-of-place first)
-            rows[int(t[0])] = float(t[header.index('time')])
+    # out-of-place time, as Open MPI's
+    rows = {size: us for size, (us, _) in jccl_rows(path).items()}
     if not rows:
         sys.exit("could not read jccl's table; its output was:\n" + open(path).read())
     return rows
