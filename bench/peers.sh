@@ -18,9 +18,9 @@
 # Usage, from the project root:
 #   bench/peers.sh [--rounds N] [--shapes g2,p2,p4] [--colls all_reduce,all_gather,reduce_scatter,broadcast,reduce]
 #                  [--min-bytes 1K] [--max-bytes 16M] [--out OUT_DIR] [extra jccl-bench flags...]
-# defaults as shown, 3 rounds; sizes take K, M, G suffixes. On 2 busy CPUs one round of everything took about 7
-# minutes (each jccl launch 10-30 s, most of it JVM start and warm-up), so the default run takes about 20: pick shapes,
-# collectives or sizes for a quicker look, e.g. bench/peers.sh --rounds 1 --shapes p2 --colls all_gather --max-bytes 64K
+# defaults as shown, 3 rounds; sizes take K, M, G suffixes. On 2 busy CPUs one round of everything took 4-5 minutes
+# (a jccl launch 5-30 s, much of it JVM start and warm-up), so the default run takes about 15: pick shapes, collectives
+# or sizes for a quicker look, e.g. bench/peers.sh --rounds 1 --shapes p2 --colls all_gather --max-bytes 64K
 set -euo pipefail
 rounds=3; shapes=g2,p2,p4; colls=all_reduce,all_gather,reduce_scatter,broadcast,reduce; minb=1K; maxb=16M; out=
 while [ $# -gt 0 ]; do
