@@ -417,15 +417,19 @@ final class RankExecution implements Execution
             final Opcode op = w.worker.opcode(w.step);
             final int peer = waitsOn(w);
             final String waitsOn;
-            if (peer >= 0)
+            if (op.receives() && !w.recv.hasData())
             {
-                waitsOn = (op.receives() && !w.recv.hasData() ? "to receive from" : "for a free slot at") +
-                    " peer rank " + peer;
+                waitsOn = "to receive from peer rank " + peer;
+            }
+            else if (op.sends() && !w.send.hasSpace())
+            {
+                waitsOn = "for a free slot at peer rank " + peer;
             }
             else
             {
                 waitsOn = "for step " + w.worker.field(w.step, StepDescriptor.DEP_STEP) + " of worker " +
-                    w.worker.field(w.step, StepDescriptor.DEP_WORKER);
+                    w.worker.field(w.step, StepDescriptor.DEP_WORKER) + (peer < 0 ? "" : ", which waits on peer rank " +
+                    peer);
             }
             return new JcclTimeoutException(call.describe() + " timed out after " + timeoutMs +
                 " ms on rank " + rank + ": worker " + w.index + " (channel " + w.worker.channel() +
@@ -462,15 +466,33 @@ final class RankExecution implements Execution
         return null;
     }
 
-    /** @return the peer a worker's step waits on: to receive from it, or for a free slot at it; -1 if neither. */
-    private static int waitsOn(final WorkerState w)
+    /**
+     * @return the peer a worker's step waits on: to receive from it, or for a free slot at it; where the step waits
+     *         for a step of another worker of this rank, the peer that worker waits on (a direct program's reduction
+     *         chain waits on the worker that receives from the late peer); -1 if none.
+     */
+    private int waitsOn(final WorkerState start)
     {
-        final Opcode op = w.worker.opcode(w.step);
-        if (op.receives() && !w.recv.hasData())
+        WorkerState w = start;
+        for (int hops = 0; hops < workers.length && w.iteration < iterations; hops++)
         {
-            return w.recv.peer();
+            final Opcode op = w.worker.opcode(w.step);
+            if (op.receives() && !w.recv.hasData())
+            {
+                return w.recv.peer();
+            }
+            if (op.sends() && !w.send.hasSpace())
+            {
+                return w.send.peer();
+            }
+            final int dependency = w.worker.field(w.step, StepDescriptor.DEP_WORKER);
+            if (dependency < 0)
+            {
+                return -1;
+            }
+            w = workers[dependency];
         }
-        return op.sends() && !w.send.hasSpace() ? w.send.peer() : -1;
+        return -1;
     }
 
     /**
