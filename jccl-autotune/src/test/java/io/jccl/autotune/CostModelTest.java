@@ -154,6 +154,21 @@ class CostModelTest
     }
 
     @Test
+    void shouldTakeLargerChunksForAllGatherBetweenProcessesWhoseSendsAreReadInPlace()
+    {
+        final PlanRequest request = new PlanRequest(Collective.ALL_GATHER, DataType.FLOAT32, 2 << 20, 2);
+        final int processes = new CostModelTuner(Calibration.defaults(1), PlanConstraints.none(), true)
+            .choose(request).chunkBytes();
+        final int oneProcess = new CostModelTuner(Calibration.defaults(1), PlanConstraints.none(), false)
+            .choose(request).chunkBytes();
+        assertTrue(processes > oneProcess, processes + " vs " + oneProcess);
+        // AllReduce's ring reduces into its slots: no change
+        final PlanRequest reducing = allReduce(2 << 20, 2);
+        assertEquals(new CostModelTuner(Calibration.defaults(1), PlanConstraints.none(), false).choose(reducing),
+            new CostModelTuner(Calibration.defaults(1), PlanConstraints.none(), true).choose(reducing));
+    }
+
+    @Test
     void shouldNeverPreferDirectToTheTree()
     {
         // the model cannot tell how the ranks are driven, which decides whether direct pays: pins, tables and the
