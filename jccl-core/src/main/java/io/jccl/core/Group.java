@@ -94,6 +94,7 @@ final class Group
         return call;
     }
 
+    /** @return true if the call was held for the end of the current group, false if there is no group. */
     static boolean hold(final Call call)
     {
         final Group group = CURRENT.get();
