@@ -85,32 +85,34 @@ final class CallValidator
      * {@code peer}. Every message names the argument and the call.
      *
      * @param call       the call's name, for messages ({@code send}, {@code gather}, ...).
+     * @param index      the peer whose counts and displacements give the range (allToAllv), or -1.
      * @param name       the buffer argument's name.
      * @param peerName   the peer argument's name.
      * @param cudaDevice the rank's CUDA device, or null on the host backend.
      */
-    static void validateP2p(final String call, final Buffer buffer, final String name, final long offset,
-        final long count, final DataType type, final int peer, final String peerName, final int size,
-        final Integer cudaDevice)
+    static void validateP2p(final String call, final int index, final Buffer buffer, final String name,
+        final long offset, final long count, final DataType type, final int peer, final String peerName,
+        final int size, final Integer cudaDevice)
     {
         if (cudaDevice != null)
         {
-            throw new JcclInvalidUsageException(call + " moves host memory only for now, and this rank runs on CUDA " +
+            throw new JcclInvalidUsageException(label(call, name, index) + " moves host memory only for now, and " +
+                "this rank runs on CUDA " +
                 "device " + cudaDevice);
         }
         if (type == null)
         {
-            throw new JcclInvalidArgumentException("type is null (" + call + ")");
+            throw new JcclInvalidArgumentException("type is null (" + label(call, name, index) + ")");
         }
         if (count < 0 || offset < 0)
         {
             throw new JcclInvalidArgumentException((count < 0 ? "count=" + count : name + " offset=" + offset) +
-                " is negative (" + call + ")");
+                " is negative (" + label(call, name, index) + ")");
         }
         if (peer < 0 || peer >= size)
         {
             throw new JcclInvalidArgumentException(peerName + "=" + peer + " is outside 0.." + (size - 1) + " (" +
-                call + ")");
+                label(call, name, index) + ")");
         }
         if (count == 0)
         {
@@ -118,11 +120,13 @@ final class CallValidator
         }
         if (buffer == null)
         {
-            throw new JcclInvalidArgumentException(name + " is null (" + call + " of " + count + " elements)");
+            throw new JcclInvalidArgumentException(name + " is null (" + label(call, name, index) + " of " + count +
+                " elements)");
         }
         if (buffer.memoryKind() != MemoryKind.HOST)
         {
-            throw new JcclInvalidArgumentException(name + " is " + buffer.memoryKind() + " memory, but " + call +
+            throw new JcclInvalidArgumentException(name + " is " + buffer.memoryKind() + " memory, but " +
+                label(call, name, index) +
                 " moves host memory only for now");
         }
         final long elements = offset + count;
@@ -130,9 +134,16 @@ final class CallValidator
             call);
         if (buffer.length() < end)
         {
-            throw new JcclInvalidArgumentException(name + " holds " + buffer.length() + " bytes; " + call + " of " +
+            throw new JcclInvalidArgumentException(name + " holds " + buffer.length() + " bytes; " +
+                label(call, name, index) + " of " +
                 count + " " + type.ncclTestsName() + (offset == 0 ? "" : " from element " + offset) + " needs " + end);
         }
+    }
+
+    /** @return the call's name for a message, with the per-peer arrays that named the range where there are any. */
+    private static String label(final String call, final String name, final int index)
+    {
+        return index < 0 ? call : call + " (" + name + "Counts[" + index + "], " + name + "Displs[" + index + "])";
     }
 
     /**

@@ -26,7 +26,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * and completes them.
  * <p>
  * Over 600 lines on purpose: running ahead needs the queue, the call numbering and the failure state this class owns;
- * in a class of its own it would call back into this one on the hot path.
+ * in a class of its own it would call back into this one on the hot path. What is not that already lives elsewhere:
+ * argument checks in {@link CallValidator}, send/recv and the collectives built on them in {@link PointToPoint},
+ * binding in {@link CallBinder}; the methods here only hand over to them.
  */
 final class LocalCommunicator implements Communicator
 {
@@ -389,13 +391,16 @@ final class LocalCommunicator implements Communicator
     private void finish(final Call call, final JcclException error)
     {
         queue.remove();
-        if (call.p2p == null && error == null)
+        if (call.p2p == null)
         {
-            Standings.completed(standing, call.seq);
-        }
-        else if (call.p2p == null)
-        {
-            Standings.failed(standing, call.seq);
+            if (error == null)
+            {
+                Standings.completed(standing, call.seq);
+            }
+            else
+            {
+                Standings.failed(standing, call.seq);
+            }
         }
         completions.lazySet(completions.get() + 1);
         if (error != null && call.execution != null)

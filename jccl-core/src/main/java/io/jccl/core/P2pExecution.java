@@ -44,6 +44,9 @@ final class P2pExecution implements Execution
     /** Sends to each peer and receives from each peer bound so far: the next op's number on that pair. */
     private final long[] sent;
     private final long[] received;
+    /** While a call binds: per peer, its latest send and receive so far, -1 for none (all -1 between calls). */
+    private final int[] lastSend;
+    private final int[] lastRecv;
 
     private Call call;
     private P2pOps ops;
@@ -73,6 +76,10 @@ final class P2pExecution implements Execution
         this.receivers = new RecvConnector[size];
         this.sent = new long[size];
         this.received = new long[size];
+        this.lastSend = new int[size];
+        this.lastRecv = new int[size];
+        Arrays.fill(lastSend, -1);
+        Arrays.fill(lastRecv, -1);
     }
 
     /**
@@ -103,16 +110,16 @@ final class P2pExecution implements Execution
         for (int op = 0; op < n; op++)
         {
             final int peer = ops.peer(op);
+            final int[] last = ops.kind(op) == P2pOps.SEND ? lastSend : lastRecv;
             number[op] = ops.kind(op) == P2pOps.SEND ? sent[peer]++ : received[peer]++;
-            after[op] = -1;
-            for (int earlier = op - 1; earlier >= 0; earlier--)
-            {
-                if (ops.kind(earlier) == ops.kind(op) && ops.peer(earlier) == peer)
-                {
-                    after[op] = earlier;
-                    break;
-                }
-            }
+            after[op] = last[peer];
+            last[peer] = op;
+        }
+        for (int op = 0; op < n; op++)
+        {
+            // back to "none" for the next call, touching only the peers this one named
+            lastSend[ops.peer(op)] = -1;
+            lastRecv[ops.peer(op)] = -1;
         }
         copyToSelf(n);
     }

@@ -20,19 +20,22 @@ final class PointToPoint
     static Work send(final LocalCommunicator rank, final Buffer buffer, final long count, final DataType type,
         final int peer, final Stream stream)
     {
-        checkStream(stream, "send");
-        CallValidator.validateP2p("send", buffer, "buffer", 0, count, type, peer, "peer", rank.size(),
-            device(rank));
-        return issue(rank, P2pOps.SEND, buffer, 0, count, type, peer, stream);
+        return single(rank, P2pOps.SEND, "send", buffer, count, type, peer, stream);
     }
 
     static Work recv(final LocalCommunicator rank, final Buffer buffer, final long count, final DataType type,
         final int peer, final Stream stream)
     {
-        checkStream(stream, "recv");
-        CallValidator.validateP2p("recv", buffer, "buffer", 0, count, type, peer, "peer", rank.size(),
+        return single(rank, P2pOps.RECV, "recv", buffer, count, type, peer, stream);
+    }
+
+    private static Work single(final LocalCommunicator rank, final byte kind, final String call, final Buffer buffer,
+        final long count, final DataType type, final int peer, final Stream stream)
+    {
+        checkStream(stream, call);
+        CallValidator.validateP2p(call, -1, buffer, "buffer", 0, count, type, peer, "peer", rank.size(),
             device(rank));
-        return issue(rank, P2pOps.RECV, buffer, 0, count, type, peer, stream);
+        return issue(rank, kind, buffer, 0, count, type, peer, stream);
     }
 
     static Work allToAllv(final LocalCommunicator rank, final Buffer send, final long[] sendCounts,
@@ -47,10 +50,10 @@ final class PointToPoint
         checkLength(recvDispls, "recvDispls", size);
         for (int peer = 0; peer < size; peer++)
         {
-            CallValidator.validateP2p("allToAllv (sendCounts[" + peer + "], sendDispls[" + peer + "])", send, "send",
-                sendDispls[peer], sendCounts[peer], type, peer, "peer", size, device(rank));
-            CallValidator.validateP2p("allToAllv (recvCounts[" + peer + "], recvDispls[" + peer + "])", recv, "recv",
-                recvDispls[peer], recvCounts[peer], type, peer, "peer", size, device(rank));
+            CallValidator.validateP2p("allToAllv", peer, send, "send", sendDispls[peer], sendCounts[peer], type, peer,
+                "peer", size, device(rank));
+            CallValidator.validateP2p("allToAllv", peer, recv, "recv", recvDispls[peer], recvCounts[peer], type, peer,
+                "peer", size, device(rank));
         }
         if (sendCounts[rank.rank()] != recvCounts[rank.rank()])
         {
@@ -101,11 +104,11 @@ final class PointToPoint
     {
         final int size = rank.size();
         checkStream(stream, call);
-        CallValidator.validateP2p(call, mine, mineName, 0, count, type, root, "root", size, device(rank));
+        CallValidator.validateP2p(call, -1, mine, mineName, 0, count, type, root, "root", size, device(rank));
         if (rank.rank() == root)
         {
-            CallValidator.validateP2p(call, all, allName, Math.multiplyExact(count, size - 1L), count, type, root,
-                "root", size, device(rank));
+            CallValidator.validateP2p(call, -1, all, allName, Math.multiplyExact(count, size - 1L), count, type,
+                root, "root", size, device(rank));
         }
         final byte allKind = mineKind == P2pOps.SEND ? P2pOps.RECV : P2pOps.SEND;
         Jccl.groupStart();
