@@ -293,7 +293,8 @@ final class CommGroup
         {
             if (context.debugInfo())
             {
-                LOG.info("jccl INFO connectors of this group: {}", transport.counters());
+                LOG.info("jccl INFO connectors of this group: {}{}", transport.counters(),
+                    transport.net() == null ? "" : "; " + transport.net().describe());
             }
             if (failure == null)
             {

@@ -4,6 +4,7 @@ import io.aeron.Aeron;
 import io.aeron.ExclusivePublication;
 import io.aeron.Image;
 import io.aeron.Subscription;
+import io.aeron.driver.status.SystemCounterDescriptor;
 import io.aeron.logbuffer.FragmentHandler;
 import io.jccl.JcclTimeoutException;
 import org.agrona.DirectBuffer;
@@ -103,6 +104,46 @@ final class AeronCarrier implements Carrier
     public int duty()
     {
         return 0;
+    }
+
+    /** The driver's counters that tell where a stream's time goes, in the order {@link #counters()} prints them. */
+    private static final SystemCounterDescriptor[] SHOWN = {
+        SystemCounterDescriptor.BYTES_SENT, SystemCounterDescriptor.BYTES_RECEIVED,
+        SystemCounterDescriptor.NAK_MESSAGES_SENT, SystemCounterDescriptor.NAK_MESSAGES_RECEIVED,
+        SystemCounterDescriptor.RETRANSMITS_SENT, SystemCounterDescriptor.RETRANSMITTED_BYTES,
+        SystemCounterDescriptor.LOSS_GAP_FILLS, SystemCounterDescriptor.STATUS_MESSAGES_SENT,
+        SystemCounterDescriptor.STATUS_MESSAGES_RECEIVED, SystemCounterDescriptor.SENDER_FLOW_CONTROL_LIMITS,
+        SystemCounterDescriptor.FLOW_CONTROL_UNDER_RUNS, SystemCounterDescriptor.FLOW_CONTROL_OVER_RUNS,
+        SystemCounterDescriptor.SHORT_SENDS, SystemCounterDescriptor.HEARTBEATS_SENT,
+        SystemCounterDescriptor.RETRANSMIT_OVERFLOW, SystemCounterDescriptor.ERRORS};
+
+    /** @return the media driver's counters of {@link #SHOWN} that are not zero, as {@code label=value}. */
+    @Override
+    public String counters()
+    {
+        final long[] values = new long[SHOWN.length];
+        aeron.countersReader().forEach((counterId, typeId, key, label) ->
+        {
+            if (typeId == SystemCounterDescriptor.SYSTEM_COUNTER_TYPE_ID)
+            {
+                for (int i = 0; i < SHOWN.length; i++)
+                {
+                    if (SHOWN[i].label().equals(label))
+                    {
+                        values[i] = aeron.countersReader().getCounterValue(counterId);
+                    }
+                }
+            }
+        });
+        final StringBuilder out = new StringBuilder("aeron driver counters (process-wide):");
+        for (int i = 0; i < SHOWN.length; i++)
+        {
+            if (values[i] != 0)
+            {
+                out.append(' ').append(SHOWN[i].label().replace(' ', '_')).append('=').append(values[i]);
+            }
+        }
+        return out.toString();
     }
 
     @Override

@@ -33,6 +33,15 @@ interface Carrier
     /** @return work done for the carrier itself in this duty cycle (sending what is buffered, liveness). */
     int duty();
 
+    /**
+     * @return the carrier's own counters for the debug summary (for Aeron: its media driver's loss, retransmission,
+     *         flow-control and send counters, process-wide), or an empty string when it keeps none.
+     */
+    default String counters()
+    {
+        return "";
+    }
+
     /** Releases what the carrier holds; runs once no duty cycle runs on it any more. */
     void close();
 

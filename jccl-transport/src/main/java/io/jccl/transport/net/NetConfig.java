@@ -286,13 +286,26 @@ public record NetConfig(String bindAddress, int mtu, int termLength, int socketB
     {
         try
         {
-            final long max = Long.parseLong(Files.readString(Path.of("/proc/sys/net/core/rmem_max")).trim());
+            final long max = Long.parseLong(readSysctl(Path.of("/proc/sys/net/core/rmem_max")));
             return (int)Math.max(64 << 10, Math.min(16 << 20, max));
         }
         catch (final IOException | RuntimeException ex)
         {
             return 208 << 10;
         }
+    }
+
+    /**
+     * @param file a file under {@code /proc/sys}.
+     * @return its first line, trimmed. Read through a buffer: a numeric sysctl answers only a read at offset 0, and
+     *         {@code Files.readString} reads a file of size 0 one byte first, so it saw "4" of "4194304" (and the
+     *         receive window fell to its 64K floor).
+     * @throws IOException if it cannot be read.
+     */
+    static String readSysctl(final Path file) throws IOException
+    {
+        final java.util.List<String> lines = Files.readAllLines(file);
+        return lines.isEmpty() ? "" : lines.get(0).trim();
     }
 
     private static int parseInt(final String name, final String text)

@@ -263,7 +263,8 @@ public final class NetTransport implements Transport<HostConnection>
     public String describe()
     {
         return "net " + carrier.endpoint() + " " + config.wireSummary() + ": sent " + bytesSent.get() +
-            " B, received " + bytesReceived.get() + " B, back-pressured " + backPressured.get() + " times";
+            " B, received " + bytesReceived.get() + " B, back-pressured " + backPressured.get() + " times" +
+            (carrier.counters().isEmpty() ? "" : "; " + carrier.counters());
     }
 
     /**

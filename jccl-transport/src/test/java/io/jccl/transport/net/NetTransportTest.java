@@ -214,6 +214,22 @@ class NetTransportTest
     }
 
     @Test
+    void theSocketBufferIsTheKernelsWholeLimit() throws IOException
+    {
+        final Path rmemMax = Path.of("/proc/sys/net/core/rmem_max");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(rmemMax), "no " + rmemMax + " on this system");
+        final long kernel;
+        try (java.io.BufferedReader in = Files.newBufferedReader(rmemMax))
+        {
+            kernel = Long.parseLong(in.readLine().trim());
+        }
+        final int expected = (int)Math.max(64 << 10, Math.min(16 << 20, kernel));
+        final NetConfig config = NetConfig.fromEnvironment(Map.of(), "127.0.0.1", 1000);
+        assertEquals(expected, config.socketBuffer(), "net.core.rmem_max is " + kernel);
+        assertEquals(Math.min(NetConfig.DEFAULT_TERM_LENGTH / 2, expected), config.receiveWindow());
+    }
+
+    @Test
     void theWireComesFromJcclNet()
     {
         assertEquals(NetConfig.Wire.TCP, NetConfig.fromEnvironment(Map.of(), "127.0.0.1", 1000).wire());
