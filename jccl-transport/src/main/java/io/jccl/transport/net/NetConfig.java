@@ -284,14 +284,48 @@ public record NetConfig(String bindAddress, int mtu, int termLength, int socketB
     /** @return the kernel's largest socket receive buffer ({@code net.core.rmem_max}), at least 64K, at most 16M. */
     static int socketBufferLimit()
     {
+        final long max = sysctlOr("rmem_max", 208 << 10);
+        return (int)Math.max(64 << 10, Math.min(16 << 20, max));
+    }
+
+    /**
+     * @return what to set when the kernel's socket buffer limits ({@code net.core.rmem_max}, {@code wmem_max}) are
+     *         below half a term, the receive window Aeron would keep in flight; null when they are not. Each
+     *         unread limit counts as large enough.
+     */
+    public String socketBufferAdvice()
+    {
+        return socketBufferAdvice(termLength / 2, sysctlOr("rmem_max", Long.MAX_VALUE),
+            sysctlOr("wmem_max", Long.MAX_VALUE));
+    }
+
+    /**
+     * @param wanted  the window in bytes.
+     * @param rmemMax {@code net.core.rmem_max}.
+     * @param wmemMax {@code net.core.wmem_max}.
+     * @return the advice, or null when both limits reach the window.
+     */
+    static String socketBufferAdvice(final int wanted, final long rmemMax, final long wmemMax)
+    {
+        if (rmemMax >= wanted && wmemMax >= wanted)
+        {
+            return null;
+        }
+        return "the kernel caps socket buffers at net.core.rmem_max=" + rmemMax + " and net.core.wmem_max=" +
+            wmemMax + ", so Aeron's receive window is " + Math.min(wanted, Math.min(rmemMax, wmemMax)) +
+            " bytes, not half a term (" + wanted + "); to keep the link full run as root: sysctl -w " +
+            "net.core.rmem_max=" + wanted + " net.core.wmem_max=" + wanted;
+    }
+
+    private static long sysctlOr(final String name, final long otherwise)
+    {
         try
         {
-            final long max = Long.parseLong(readSysctl(Path.of("/proc/sys/net/core/rmem_max")));
-            return (int)Math.max(64 << 10, Math.min(16 << 20, max));
+            return Long.parseLong(readSysctl(Path.of("/proc/sys/net/core/" + name)));
         }
         catch (final IOException | RuntimeException ex)
         {
-            return 208 << 10;
+            return otherwise;
         }
     }
 

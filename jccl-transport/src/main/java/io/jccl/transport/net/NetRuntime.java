@@ -300,6 +300,11 @@ final class NetRuntime
     private static AeronParts startAeron(final NetConfig config)
     {
         final long timeoutNs = TimeUnit.MILLISECONDS.toNanos(config.timeoutMs());
+        final String advice = config.socketBufferAdvice();
+        if (advice != null)
+        {
+            LOG.warn("jccl WARN {}", advice);
+        }
         MediaDriver driver = null;
         final String dir;
         if (config.aeronDir() != null)

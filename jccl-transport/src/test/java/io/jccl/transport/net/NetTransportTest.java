@@ -28,6 +28,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -227,6 +228,17 @@ class NetTransportTest
         final NetConfig config = NetConfig.fromEnvironment(Map.of(), "127.0.0.1", 1000);
         assertEquals(expected, config.socketBuffer(), "net.core.rmem_max is " + kernel);
         assertEquals(Math.min(NetConfig.DEFAULT_TERM_LENGTH / 2, expected), config.receiveWindow());
+    }
+
+    @Test
+    void smallKernelSocketLimitsAreNamedWithTheSysctlThatLiftsThem()
+    {
+        assertNull(NetConfig.socketBufferAdvice(2 << 20, 4 << 20, 2 << 20), "both limits reach the window");
+        final String advice = NetConfig.socketBufferAdvice(2 << 20, 212992, 4 << 20);
+        assertNotNull(advice, "rmem_max is below the window");
+        assertTrue(advice.contains("net.core.rmem_max=212992") && advice.contains("window is 212992 bytes") &&
+            advice.contains("sysctl -w net.core.rmem_max=2097152 net.core.wmem_max=2097152"), advice);
+        assertNotNull(NetConfig.socketBufferAdvice(2 << 20, 4 << 20, 65536), "wmem_max alone is below the window");
     }
 
     @Test
