@@ -78,6 +78,8 @@ public record NetConfig(String bindAddress, int mtu, int termLength, int socketB
      * here after its first few messages (retransmission never caught up), while 32768 carried the most.
      */
     static final int MAX_MTU = 32768;
+    /** The largest socket buffer jccl asks for, whatever {@code net.core.rmem_max} allows. */
+    static final int MAX_SOCKET_BUFFER = 16 << 20;
 
     /**
      * Validates every setting.
@@ -285,17 +287,17 @@ public record NetConfig(String bindAddress, int mtu, int termLength, int socketB
     static int socketBufferLimit()
     {
         final long max = sysctlOr("rmem_max", 208 << 10);
-        return (int)Math.max(64 << 10, Math.min(16 << 20, max));
+        return (int)Math.max(64 << 10, Math.min(MAX_SOCKET_BUFFER, max));
     }
 
     /**
      * @return what to set when the kernel's socket buffer limits ({@code net.core.rmem_max}, {@code wmem_max}) are
-     *         below half a term, the receive window Aeron would keep in flight; null when they are not. Each
-     *         unread limit counts as large enough.
+     *         below the window Aeron would keep in flight (half a term, at most the 16M socket buffer jccl asks
+     *         for); null when they are not. Each unread limit counts as large enough.
      */
     public String socketBufferAdvice()
     {
-        return socketBufferAdvice(termLength / 2, sysctlOr("rmem_max", Long.MAX_VALUE),
+        return socketBufferAdvice(Math.min(termLength / 2, MAX_SOCKET_BUFFER), sysctlOr("rmem_max", Long.MAX_VALUE),
             sysctlOr("wmem_max", Long.MAX_VALUE));
     }
 
@@ -312,8 +314,8 @@ public record NetConfig(String bindAddress, int mtu, int termLength, int socketB
             return null;
         }
         return "the kernel caps socket buffers at net.core.rmem_max=" + rmemMax + " and net.core.wmem_max=" +
-            wmemMax + ", so Aeron's receive window is " + Math.min(wanted, Math.min(rmemMax, wmemMax)) +
-            " bytes, not half a term (" + wanted + "); to keep the link full run as root: sysctl -w " +
+            wmemMax + ", below the " + wanted + " bytes Aeron would keep in flight to each peer (half a term), so " +
+            "it sends and receives less at a time; to keep the link full run as root: sysctl -w " +
             "net.core.rmem_max=" + wanted + " net.core.wmem_max=" + wanted;
     }
 

@@ -236,7 +236,7 @@ class NetTransportTest
         assertNull(NetConfig.socketBufferAdvice(2 << 20, 4 << 20, 2 << 20), "both limits reach the window");
         final String advice = NetConfig.socketBufferAdvice(2 << 20, 212992, 4 << 20);
         assertNotNull(advice, "rmem_max is below the window");
-        assertTrue(advice.contains("net.core.rmem_max=212992") && advice.contains("window is 212992 bytes") &&
+        assertTrue(advice.contains("net.core.rmem_max=212992") && advice.contains("below the 2097152 bytes") &&
             advice.contains("sysctl -w net.core.rmem_max=2097152 net.core.wmem_max=2097152"), advice);
         assertNotNull(NetConfig.socketBufferAdvice(2 << 20, 4 << 20, 65536), "wmem_max alone is below the window");
     }
