@@ -98,6 +98,36 @@ class MultiProcessTrainingTest
         }
     }
 
+    /** Ranks whose models differ fail in both processes, each naming the first differing parameter on both sides. */
+    @Test
+    @Timeout(120)
+    void shouldFailEveryProcessNamingTheParameterWhenTheModelsDiffer(@TempDir final Path directory) throws Exception
+    {
+        final UniqueId id = UniqueId.create("127.0.0.1", freePort());
+        final List<Process> children = List.of(start(0, 2, id, directory, "mlp", HIDDEN, 1024),
+            start(1, 2, id, directory, "mlp", HIDDEN / 2, 1024));
+        try
+        {
+            for (int rank = 0; rank < 2; rank++)
+            {
+                assertTrue(children.get(rank).waitFor(90, TimeUnit.SECONDS), "rank " + rank + " ended: " +
+                    log(directory, rank));
+                final String log = log(directory, rank);
+                assertEquals(3, children.get(rank).exitValue(), log);
+                System.out.printf("rank %d: %s%n", rank, log.lines().filter(l -> l.startsWith("FAILED")).findFirst()
+                    .orElse(""));
+                assertTrue(log.lines().anyMatch(l -> l.startsWith("FAILED") && l.contains("the ranks' models differ " +
+                    "at parameter #0 of block.getParameters(): rank 0 has 01Linear_weight (16, 4) float32; rank 1 " +
+                    "has 01Linear_weight (8, 4) float32")), "rank " + rank + ": " + log);
+                assertTrue(!log.contains(" step 1"), "it failed in the first step, before any update: " + log);
+            }
+        }
+        finally
+        {
+            children.forEach(Process::destroyForcibly);
+        }
+    }
+
     private static String log(final Path directory, final int rank) throws IOException
     {
         return Files.readString(directory.resolve("rank" + rank + ".log"));
@@ -105,6 +135,12 @@ class MultiProcessTrainingTest
 
     private static Process start(final int rank, final int size, final UniqueId id, final Path directory,
         final String kind, final long bucketLength, final String... extra) throws IOException
+    {
+        return start(rank, size, id, directory, kind, HIDDEN, bucketLength, extra);
+    }
+
+    private static Process start(final int rank, final int size, final UniqueId id, final Path directory,
+        final String kind, final int hidden, final long bucketLength, final String... extra) throws IOException
     {
         final List<String> command = new ArrayList<>(List.of(
             Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -117,7 +153,7 @@ class MultiProcessTrainingTest
             }
         }
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), DataParallelChild.class.getName(), kind,
-            Integer.toString(HIDDEN), Integer.toString(STEPS), Long.toString(bucketLength), Long.toString(SEED),
+            Integer.toString(hidden), Integer.toString(STEPS), Long.toString(bucketLength), Long.toString(SEED),
             directory.resolve("rank" + rank + ".weights").toString()));
         command.addAll(List.of(extra));
         final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
