@@ -154,9 +154,10 @@ public final class RingGenerator
         final int[] order)
     {
         final int c = w.channel();
-        // copy my input into my output slot (skipped in place), send it, forward n-2 segments, receive the last
-        w.step(COPY, INPUT, c, OUTPUT, chunk(r, n, c, channels, order));
+        // send my input, then copy it into my output slot (skipped in place) while the next rank takes it, forward
+        // n-2 segments, receive the last
         w.step(SEND, INPUT, c, null, 0);
+        w.step(COPY, INPUT, c, OUTPUT, chunk(r, n, c, channels, order));
         for (int j = 1; j <= n - 2; j++)
         {
             w.step(RECV_COPY_SEND, null, 0, OUTPUT, chunk(r - j, n, c, channels, order));
@@ -185,9 +186,9 @@ public final class RingGenerator
         }
         else if (head)
         {
-            // the root copies its input to its output (skipped in place) and sends it
-            w.step(COPY, INPUT, c, OUTPUT, c);
+            // the root sends its input, then copies it to its output (skipped in place) while the next rank takes it
             w.step(SEND, INPUT, c, null, 0);
+            w.step(COPY, INPUT, c, OUTPUT, c);
         }
         else
         {
