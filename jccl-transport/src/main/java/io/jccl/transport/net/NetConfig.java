@@ -80,6 +80,11 @@ public record NetConfig(String bindAddress, int mtu, int termLength, int socketB
     static final int MAX_MTU = 32768;
     /** The largest socket buffer jccl asks for, whatever {@code net.core.rmem_max} allows. */
     static final int MAX_SOCKET_BUFFER = 16 << 20;
+    /**
+     * Linux's {@code net.core} sysctls: the kernel's interface, the same path on every host (not a file of the
+     * project or of any machine), read for the socket buffer limits.
+     */
+    private static final Path NET_CORE_SYSCTLS = Path.of("/proc/sys/net/core");
 
     /**
      * Validates every setting.
@@ -323,7 +328,7 @@ public record NetConfig(String bindAddress, int mtu, int termLength, int socketB
     {
         try
         {
-            return Long.parseLong(readSysctl(Path.of("/proc/sys/net/core/" + name)));
+            return Long.parseLong(readSysctl(NET_CORE_SYSCTLS.resolve(name)));
         }
         catch (final IOException | RuntimeException ex)
         {
