@@ -12,17 +12,21 @@
 # same minute; the table gives the medians over rounds of the out-of-place times (us) and ratio = best peer's median /
 # jccl's median (above 1: jccl is faster), with the smallest ratio of each shape and collective under its block and
 # again at the end. Every #wrong of jccl and every check of a peer must be clean, or the script stops and names it.
+# Both sides time every call on the same buffers (jccl-bench --same-buffers, coll_bench's default), as MPI's benchmarks
+# do, so a size below the cache reads from it; --cold times both as nccl-tests does (call i on slice i % (max / size)
+# of the largest size's buffers, coll_bench -c), memory out of the cache: 2-5x slower for both from 128 KiB to 1 MiB.
 # Every round's raw output, stderr and the table go to OUT_DIR (default: a new mktemp -d), which the table names.
 # jccl runs with JCCL_CALIBRATION=defaults unless it is set (calibration costs seconds per launch) and -n 100 -w 20
 # unless the extra flags say -n or -w; MPI's coll_bench times each size for about 0.05 s (-t 0.05).
 # Usage, from the project root:
 #   bench/peers.sh [--rounds N] [--shapes g2,p2,p4] [--colls all_reduce,all_gather,reduce_scatter,broadcast,reduce]
-#                  [--min-bytes 1K] [--max-bytes 16M] [--out OUT_DIR] [extra jccl-bench flags...]
+#                  [--min-bytes 1K] [--max-bytes 16M] [--cold] [--out OUT_DIR] [extra jccl-bench flags...]
 # defaults as shown, 3 rounds; sizes take K, M, G suffixes. On 2 busy CPUs one round of everything took 4-5 minutes
 # (a jccl launch 5-30 s, much of it JVM start and warm-up), so the default run takes about 15: pick shapes, collectives
 # or sizes for a quicker look, e.g. bench/peers.sh --rounds 1 --shapes p2 --colls all_gather --max-bytes 64K
 set -euo pipefail
 rounds=3; shapes=g2,p2,p4; colls=all_reduce,all_gather,reduce_scatter,broadcast,reduce; minb=1K; maxb=16M; out=
+cold=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;
@@ -31,6 +35,7 @@ while [ $# -gt 0 ]; do
     --min-bytes) minb=$2; shift 2 ;;
     --max-bytes) maxb=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --cold) cold=1; shift ;;
     --) shift; break ;;
     *) break ;;
   esac
@@ -56,6 +61,9 @@ done
 iters=(); has_n=0; has_w=0
 for a in "$@"; do case "$a" in -n|-n=*|--iters*) has_n=1 ;; -w|-w=*|--warmup_iters*) has_w=1 ;; esac; done
 [ $has_n = 1 ] || iters+=(-n 100); [ $has_w = 1 ] || iters+=(-w 20)
+# the same buffers for every call on both sides unless --cold: coll_bench's and jccl-bench's flag for each
+peer_buffers=(); jccl_buffers=(--same-buffers); buffers=hot
+if [ $cold = 1 ]; then peer_buffers=(-c); jccl_buffers=(); buffers=cold; fi
 
 if ! command -v mpicc.openmpi > /dev/null; then
   echo "installing Open MPI (openmpi-bin, libopenmpi-dev)..." >&2
@@ -81,8 +89,10 @@ mpi_launch() {
 
 [ -n "$out" ] || out=$(mktemp -d /tmp/peers.XXXXXX)
 mkdir -p "$out"
-{ echo "bench/peers.sh --rounds $rounds --shapes $shapes --colls $colls --min-bytes $minb --max-bytes $maxb $*"
-  echo "jccl-bench extra flags: ${iters[*]} $*; JCCL_CALIBRATION=$JCCL_CALIBRATION"; date -u; uptime; } > "$out/command"
+{ echo "bench/peers.sh --rounds $rounds --shapes $shapes --colls $colls --min-bytes $minb --max-bytes $maxb" \
+    "$([ $cold = 1 ] && echo --cold) $*"
+  echo "jccl-bench extra flags: ${iters[*]} ${jccl_buffers[*]} $*; JCCL_CALIBRATION=$JCCL_CALIBRATION"; date -u; uptime
+} > "$out/command"
 echo "raw output of every round: $out" >&2
 for r in $(seq 1 "$rounds"); do
   for s in "${shape_list[@]}"; do
@@ -92,18 +102,19 @@ for r in $(seq 1 "$rounds"); do
       for p in "${peers[@]}"; do
         # shellcheck disable=SC2046 # mpi_launch prints the launcher and its flags, several words on purpose
         $(mpi_launch "$p" "${nranks[$s]}") "/tmp/coll_bench.peers.$p" -b "$minb" -e "$maxb" -o "${letter[$c]}" -r 0 \
-          -t 0.05 > "$base.$p" 2> "$base.$p.err" || { echo "$p failed on $s $c; see $base.$p.err" >&2; exit 1; }
+          -t 0.05 "${peer_buffers[@]}" > "$base.$p" 2> "$base.$p.err" \
+          || { echo "$p failed on $s $c; see $base.$p.err" >&2; exit 1; }
       done
       "$here/jccl-bench" "${c}_perf" "${launch[$s]}" "${nranks[$s]}" -b "$minb" -e "$maxb" -f 2 -d float -o sum -r 0 \
-        "${iters[@]}" "$@" > "$base.jccl" 2> "$base.jccl.err" \
+        "${iters[@]}" "${jccl_buffers[@]}" "$@" > "$base.jccl" 2> "$base.jccl.err" \
         || { echo "jccl-bench failed on $s $c; see $base.jccl.err" >&2; exit 1; }
     done
   done
 done
 
-python3 - "$here" "$out" "$rounds" "$shapes" "$colls" "${peers[*]}" <<'PY' | tee "$out/table"
+python3 - "$here" "$out" "$rounds" "$shapes" "$colls" "${peers[*]}" "$buffers" <<'PY' | tee "$out/table"
 import os, statistics, sys
-here, out, rounds, shapes, colls, peers = sys.argv[1:]
+here, out, rounds, shapes, colls, peers, buffers = sys.argv[1:]
 sys.path.insert(0, here)
 from bench_tables import jccl_rows, peer_rows
 rounds, shapes, colls, peers = int(rounds), shapes.split(','), colls.split(','), peers.split()
@@ -150,6 +161,9 @@ if 'mpich' not in peers:
 print("# medians over rounds of the out-of-place time per call, us; ratio = best peer's median / jccl's median:"
       " above 1 means jccl is faster")
 print("# shapes: " + "; ".join('%s %s' % (s, shape_says[s]) for s in shapes))
+print("# buffers: " + ("cold on both sides, as nccl-tests (call i on slice i % (max / size))" if buffers == 'cold'
+                       else "hot on both sides, every call on the same buffers, as MPI's benchmarks"
+                       " (--cold: as nccl-tests)"))
 print("# raw output of every round: %s" % out)
 head = "%-5s %-14s %10s %11s" % ('shape', 'collective', 'size(B)', 'jccl_us') + \
     ''.join(' %11s' % (p + '_us') for p in peers) + " %7s" % 'ratio'

@@ -25,8 +25,8 @@ import java.util.Map;
  * {@code --tuner}, {@code --tuner-config}, {@code --trace}), each setting one {@code JCCL_*} variable of the
  * {@link Context} (a flag not given leaves the variable in force), and {@code --sweep}, {@code --timeout-ms},
  * {@code --schedule}, {@code --csv}, {@code --[no-]progress}, {@code --jit-warmup-ms}, {@code --tune-iters},
- * {@code --load}, {@code --compare-plans}, {@code --rounds}, {@code --plain-memory}, {@code --p2p}. nccl-tests'
- * {@code -J/--output_file} (alias {@code --json}) writes the JSON result file. Sizes take K, M and G suffixes;
+ * {@code --load}, {@code --compare-plans}, {@code --rounds}, {@code --plain-memory}, {@code --same-buffers},
+ * {@code --p2p}. nccl-tests' {@code -J/--output_file} (alias {@code --json}) writes the JSON result file. Sizes take K, M and G suffixes;
  * integers take C notation ({@code 0x10}).
  * <p>
  * {@link #validate()} rejects a bad value before any rank starts, naming its flag (or sweep key): each knob value is
@@ -271,14 +271,21 @@ public final class BenchOptions
                 "processes then get every byte staged through shared FIFOs instead of reading it in place")
         private boolean plainMemory;
 
-        @Option(names = "--device", paramLabel = "<auto|host|cuda|emulated>", order = 12,
+        @Option(names = "--same-buffers", order = 12,
+            description = "every timed call on the same buffers (offset 0), as MPI's benchmarks (OSU, IMB) time: " +
+                "a size smaller than the cache then reads from the cache; by default, as nccl-tests, call i works " +
+                "on slice i %% (-e / size) of the largest size's buffers, so smaller sizes read memory that has left " +
+                "the cache (2-5x slower on these CPUs from 128 KiB to 1 MiB with -e 16M)")
+        private boolean sameBuffers;
+
+        @Option(names = "--device", paramLabel = "<auto|host|cuda|emulated>", order = 13,
             description = "where the ranks' buffers live and the collectives run: cuda (jccl's kernels on the " +
                 "visible GPUs, ranks round-robin over them, so -g may exceed them), host, or auto (cuda when a CUDA " +
                 "driver and device are present, else host; the default); emulated runs the CUDA path on the device " +
                 "double (host memory, the interpreter kernel's records run in Java: checks, not speed)")
         private String device = "auto";
 
-        @Option(names = BenchTool.P2P_FLAG, order = 13,
+        @Option(names = BenchTool.P2P_FLAG, order = 14,
             description = "alltoall_perf only: make the all-to-all one group of a send and a receive per peer " +
                 "(nccl-tests' alltoall.cu) instead of the AllToAll collective; checked the same way, except in place " +
                 "(N/A, as nccl-tests: the sends read what the receives write)")
@@ -786,6 +793,12 @@ public final class BenchOptions
     public boolean plainMemory()
     {
         return jccl.plainMemory;
+    }
+
+    /** @return true for {@code --same-buffers}: every call on offset 0 of the buffers, not nccl-tests' slices. */
+    public boolean sameBuffers()
+    {
+        return jccl.sameBuffers;
     }
 
     /** @return true for {@code -C 1}. */

@@ -287,7 +287,8 @@ final class ThreadRanks
     /**
      * The buffers of this thread's ranks for each iteration of one (size, in/out-of-place) measurement, made
      * before the timed loop so that it allocates nothing itself. As nccl-tests, iteration i works at offset
-     * {@code total x (i % (maxBytes / total))}, to avoid cache effects and catch races; in place, the send buffer
+     * {@code total x (i % (maxBytes / total))}, to avoid cache effects and catch races (offset 0 for every
+     * iteration with {@code --same-buffers}, as MPI's benchmarks); in place, the send buffer
      * is the rank's slice of the receive buffer (AllGather) or the receive buffer the rank's slice of the send
      * buffer (ReduceScatter). Used by the bench thread of its {@link ThreadRanks}.
      */
@@ -304,7 +305,7 @@ final class ThreadRanks
             this.shape = shape;
             this.inPlace = inPlace;
             final long total = shape.totalBytes();
-            this.steps = total != 0 ? maxBytes / total : 1;
+            this.steps = total != 0 && !options.sameBuffers() ? maxBytes / total : 1;
             final int cached = (int)Math.min(steps, Math.max(1, iterations));
             this.sends = new Buffer[cached][nGpus];
             this.recvs = new Buffer[cached][nGpus];

@@ -71,6 +71,19 @@ final class FakeCommunicators
     static CommunicatorFactory factory(final Fault fault, final AtomicLong calls,
         final java.util.Queue<Long> counts)
     {
+        return factory(fault, calls, counts, new java.util.concurrent.ConcurrentLinkedQueue<>());
+    }
+
+    /**
+     * @param fault       what to get wrong.
+     * @param calls       counts every call of every rank.
+     * @param counts      the element count of every call of every rank, in the order they were made.
+     * @param recvOffsets the receive buffer's offset in its allocation, of every collective call of every rank.
+     * @return a factory of fake ranks.
+     */
+    static CommunicatorFactory factory(final Fault fault, final AtomicLong calls,
+        final java.util.Queue<Long> counts, final java.util.Queue<Long> recvOffsets)
+    {
         final FakePointToPoint.Groups groups = new FakePointToPoint.Groups();
         return new CommunicatorFactory()
         {
@@ -78,7 +91,7 @@ final class FakeCommunicators
             public Communicator[] create(final BenchOptions options, final SweepCombination combination,
                 final int nRanks)
             {
-                final Group group = new Group(nRanks, fault, calls, counts);
+                final Group group = new Group(nRanks, fault, calls, counts, recvOffsets);
                 final FakePointToPoint p2p = new FakePointToPoint(nRanks, fault, groups);
                 final Communicator[] comms = new Communicator[nRanks];
                 for (int r = 0; r < nRanks; r++)
@@ -125,14 +138,17 @@ final class FakeCommunicators
         private final Fault fault;
         private final AtomicLong calls;
         private final java.util.Queue<Long> counts;
+        private final java.util.Queue<Long> recvOffsets;
         private final Map<Long, Call[]> pending = new HashMap<>();
 
-        Group(final int nRanks, final Fault fault, final AtomicLong calls, final java.util.Queue<Long> counts)
+        Group(final int nRanks, final Fault fault, final AtomicLong calls, final java.util.Queue<Long> counts,
+            final java.util.Queue<Long> recvOffsets)
         {
             this.nRanks = nRanks;
             this.fault = fault;
             this.calls = calls;
             this.counts = counts;
+            this.recvOffsets = recvOffsets;
         }
 
         void arrive(final long sequence, final int rank, final Call call)
@@ -431,6 +447,7 @@ final class FakeCommunicators
             final CompletableFuture<Void> done = new CompletableFuture<>();
             group.calls.incrementAndGet();
             group.counts.add(count);
+            group.recvOffsets.add(((HostBuffer)recv).offset());
             group.arrive(sequence.getAndIncrement(), rank,
                 new Call(kind, (HostBuffer)send, (HostBuffer)recv, count, type, op, root, done));
             return new FakeWork(done);

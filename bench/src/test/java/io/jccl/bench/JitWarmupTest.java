@@ -22,17 +22,19 @@ class JitWarmupTest
 {
     private final AtomicLong calls = new AtomicLong();
     private final java.util.Queue<Long> counts = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.Queue<Long> recvOffsets = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private String stdout;
 
     private int run(final String... args)
     {
         calls.set(0);
         counts.clear();
+        recvOffsets.clear();
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
         final int status = JcclBench.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
             new PrintStream(err, true, StandardCharsets.UTF_8),
-            FakeCommunicators.factory(FakeCommunicators.Fault.NONE, calls, counts));
+            FakeCommunicators.factory(FakeCommunicators.Fault.NONE, calls, counts, recvOffsets));
         stdout = out.toString(StandardCharsets.UTF_8);
         return status;
     }
@@ -51,6 +53,19 @@ class JitWarmupTest
         // timing, -n timed, -c checked: 3 sizes x 2 placements x (1 + 2 + 1)
         assertEquals(2 * (2 + 3 * 2 * (1 + 2 + 1)), calls.get());
         assertEquals(3, tableRows());
+    }
+
+    @Test
+    void shouldMoveEachCallToTheNextSliceUnlessSameBuffersAsked()
+    {
+        // -e 4K over 1 KiB calls: as nccl-tests, iteration i works at 1 KiB x (i % 4) of the 4 KiB buffers
+        assertEquals(0, run("all_reduce_perf", "-g", "2", "-b", "1K", "-e", "4K", "-f", "4", "-w", "0", "-n", "8",
+            "-c", "0", "--jit-warmup-ms", "0"), stdout);
+        assertEquals(java.util.Set.of(0L, 1024L, 2048L, 3072L), java.util.Set.copyOf(recvOffsets));
+        assertEquals(0, run("all_reduce_perf", "-g", "2", "-b", "1K", "-e", "4K", "-f", "4", "-w", "0", "-n", "8",
+            "-c", "0", "--jit-warmup-ms", "0", "--same-buffers"), stdout);
+        assertEquals(java.util.Set.of(0L), java.util.Set.copyOf(recvOffsets), "every call on the buffers' start");
+        assertEquals(2, tableRows());
     }
 
     @Test
