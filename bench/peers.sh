@@ -17,7 +17,9 @@
 # of the largest size's buffers, coll_bench -c), memory out of the cache: 2-5x slower for both from 128 KiB to 1 MiB.
 # Every round's raw output, stderr and the table go to OUT_DIR (default: a new mktemp -d), which the table names.
 # jccl runs with JCCL_CALIBRATION=defaults unless it is set (calibration costs seconds per launch) and -n 100 -w 20
-# unless the extra flags say -n or -w; MPI's coll_bench times each size for about 0.05 s (-t 0.05).
+# --row-time-ms 50 unless the extra flags say -n, -w or --row-time-ms: MPI's coll_bench times each size for about
+# 0.05 s (-t 0.05), and so does jccl then (with -n 100 alone a row of 1 us calls lasts 100 us, and one millisecond's
+# pause of the host read as 10 us a call).
 # Usage, from the project root:
 #   bench/peers.sh [--rounds N] [--shapes g2,p2,p4] [--colls all_reduce,all_gather,reduce_scatter,broadcast,reduce]
 #                  [--min-bytes 1K] [--max-bytes 16M] [--cold] [--out OUT_DIR] [extra jccl-bench flags...]
@@ -58,9 +60,11 @@ for s in "${shape_list[@]}"; do [ -n "${nranks[$s]:-}" ] || { echo "unknown shap
 for c in "${coll_list[@]}"; do
   [ -n "${letter[$c]:-}" ] || { echo "unknown collective $c (${!letter[*]})" >&2; exit 2; }
 done
-iters=(); has_n=0; has_w=0
-for a in "$@"; do case "$a" in -n|-n=*|--iters*) has_n=1 ;; -w|-w=*|--warmup_iters*) has_w=1 ;; esac; done
-[ $has_n = 1 ] || iters+=(-n 100); [ $has_w = 1 ] || iters+=(-w 20)
+iters=(); has_n=0; has_w=0; has_t=0
+for a in "$@"; do
+  case "$a" in -n|-n=*|--iters*) has_n=1 ;; -w|-w=*|--warmup_iters*) has_w=1 ;; --row-time-ms*) has_t=1 ;; esac
+done
+[ $has_n = 1 ] || iters+=(-n 100); [ $has_w = 1 ] || iters+=(-w 20); [ $has_t = 1 ] || iters+=(--row-time-ms 50)
 # the same buffers for every call on both sides unless --cold: coll_bench's and jccl-bench's flag for each
 peer_buffers=(); jccl_buffers=(--same-buffers); buffers=hot
 if [ $cold = 1 ]; then peer_buffers=(-c); jccl_buffers=(); buffers=cold; fi

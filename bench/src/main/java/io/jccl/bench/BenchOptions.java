@@ -24,10 +24,10 @@ import java.util.Map;
  * {@code --nchannels}, {@code --min-nchannels}, {@code --max-nchannels}, {@code --block-threads}, {@code --chunk},
  * {@code --tuner}, {@code --tuner-config}, {@code --trace}), each setting one {@code JCCL_*} variable of the
  * {@link Context} (a flag not given leaves the variable in force), and {@code --sweep}, {@code --timeout-ms},
- * {@code --schedule}, {@code --csv}, {@code --[no-]progress}, {@code --jit-warmup-ms}, {@code --tune-iters},
- * {@code --load}, {@code --compare-plans}, {@code --rounds}, {@code --plain-memory}, {@code --same-buffers},
- * {@code --p2p}. nccl-tests' {@code -J/--output_file} (alias {@code --json}) writes the JSON result file. Sizes take K, M and G suffixes;
- * integers take C notation ({@code 0x10}).
+ * {@code --schedule}, {@code --csv}, {@code --[no-]progress}, {@code --jit-warmup-ms}, {@code --row-time-ms},
+ * {@code --tune-iters}, {@code --load}, {@code --compare-plans}, {@code --rounds}, {@code --plain-memory},
+ * {@code --same-buffers}, {@code --p2p}. nccl-tests' {@code -J/--output_file} (alias {@code --json}) writes the JSON
+ * result file. Sizes take K, M and G suffixes; integers take C notation ({@code 0x10}).
  * <p>
  * {@link #validate()} rejects a bad value before any rank starts, naming its flag (or sweep key): each knob value is
  * set on a {@link Context} of its own and checked by {@link Context#constraints()}, then the context of every pass
@@ -241,6 +241,14 @@ public final class BenchOptions
                 "(default: " + JIT_WARMUP_MS_DEFAULT + ")")
         private long jitWarmupMs;
 
+        @Option(names = "--row-time-ms", converter = LongConverter.class, paramLabel = "<ms>", order = 6,
+            description = "JVM-specific (nccl-tests has none): time each row for about this long, as MPI's " +
+                "benchmarks do (coll_bench -t, IMB -time): when -n calls took less on the slowest rank, the row " +
+                "times as many calls as fill it instead, at most " + BenchWorker.MAX_ROW_CALLS + "; a row of -n " +
+                "calls of 1 us is 100 us long, and one pause of a millisecond (a JIT compile, the host taking the " +
+                "CPU) reads as 10 us a call; 0 times -n calls (default: 0)")
+        private long rowTimeMs;
+
         @Option(names = "--tune-iters", converter = LongConverter.class, paramLabel = "<calls>", order = 7,
             description = "with --tuner auto: before timing each size, run it untimed until the online tuner's task " +
                 "for it has converged, at most this many calls, and sum up default against tuned plans at the end; " +
@@ -340,6 +348,7 @@ public final class BenchOptions
         }
         knobs.validate();
         nonNegative(jccl.jitWarmupMs, "--jit-warmup-ms");
+        nonNegative(jccl.rowTimeMs, "--row-time-ms");
         if (jsonFile != null && jccl.csvFile != null &&
             jsonFile.toAbsolutePath().normalize().equals(jccl.csvFile.toAbsolutePath().normalize()))
         {
@@ -926,6 +935,12 @@ public final class BenchOptions
     public long jitWarmupMs()
     {
         return jccl.jitWarmupMs;
+    }
+
+    /** @return {@code --row-time-ms}: how long each row is timed at least, in milliseconds; 0 for -n calls. */
+    public long rowTimeMs()
+    {
+        return jccl.rowTimeMs;
     }
 
     /**

@@ -16,7 +16,8 @@ import java.util.function.Consumer;
  * {@code TimeTest} and {@code BenchTime}: the JIT warm-up ({@link JitWarmUp}), then for every type, operator and root
  * the {@code -w} warm-up and every size of every cycle: with the online tuner, the size's tuning first
  * ({@link SizeTuner}); then the out-of-place and the in-place measurement (an untimed call, {@code -n} timed
- * iterations, the time per iteration combined over threads by {@code -a}, then the {@code -c} checks,
+ * iterations, or with {@code --row-time-ms} as many more as fill that time on the slowest rank, the time per
+ * iteration combined over threads by {@code -a}, then the {@code -c} checks,
  * {@link ResultChecks}). Thread 0 prints each row on the table's stream and tells the listener of it.
  * <p>
  * Threading: each runs on its own bench thread (thread 0's on the caller of {@link BenchRunner#run()}); the threads
@@ -24,6 +25,9 @@ import java.util.function.Consumer;
  */
 final class BenchWorker implements Runnable
 {
+    /** The most calls {@code --row-time-ms} makes a row time. */
+    static final int MAX_ROW_CALLS = 100_000;
+
     private final int thread;
     private final BenchTool tool;
     private final BenchOptions options;
@@ -200,17 +204,38 @@ final class BenchWorker implements Runnable
         {
             checks.prepare(shape, type, op, root, inPlace, ResultChecks.WARMUP_SEED);
         }
-        final int calls = options.iters() * options.aggIters();
-        final CallSlices slices = threadRanks.slices(shape, inPlace, calls);
+        final int agg = options.aggIters();
+        final long rowNs = options.rowTimeMs() * 1_000_000L;
+        final CallSlices slices = threadRanks.slices(shape, inPlace,
+            rowNs > 0 ? MAX_ROW_CALLS : options.iters() * agg);
         threadRanks.startColl(slices, type, op, root, 0);
         threadRanks.completeColl();
         sync.barrier();
 
-        final long startNs = System.nanoTime();
-        threadRanks.issueCalls(myComms, slices, type, op, root, 0, options.iters());
-        final double cpuSeconds = (System.nanoTime() - startNs) / 1e9 / calls;
+        int iters = options.iters();
+        long startNs = System.nanoTime();
+        threadRanks.issueCalls(myComms, slices, type, op, root, 0, iters);
+        long issuedNs = System.nanoTime();
         threadRanks.completeColl();
-        final double localSeconds = (System.nanoTime() - startNs) / 1e9 / calls;
+        long endNs = System.nanoTime();
+        if (rowNs > 0)
+        {
+            // every rank gets the same slowest time, so every rank makes the same number of calls
+            final double slowestNs = sync.allReduce(thread, endNs - startNs, ThreadSync.MAX);
+            if (slowestNs < rowNs)
+            {
+                iters = (int)Math.min(MAX_ROW_CALLS / agg, Math.ceil(rowNs * (double)iters / slowestNs));
+                sync.barrier();
+                startNs = System.nanoTime();
+                threadRanks.issueCalls(myComms, slices, type, op, root, 0, iters);
+                issuedNs = System.nanoTime();
+                threadRanks.completeColl();
+                endNs = System.nanoTime();
+            }
+        }
+        final int calls = iters * agg;
+        final double cpuSeconds = (issuedNs - startNs) / 1e9 / calls;
+        final double localSeconds = (endNs - startNs) / 1e9 / calls;
         final double seconds = sync.allReduce(thread, localSeconds, options.average());
 
         final long paramCount = shape.counts().paramCount();

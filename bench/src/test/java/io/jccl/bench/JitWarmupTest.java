@@ -69,6 +69,22 @@ class JitWarmupTest
     }
 
     @Test
+    void shouldTimeMoreCallsThanIterationsWhenRowTimeAsked()
+    {
+        assertEquals(0, run("all_reduce_perf", "-g", "2", "-b", "8", "-e", "8", "-w", "0", "-n", "2",
+            "--jit-warmup-ms", "0", "--row-time-ms", "30"), stdout);
+        // per rank and placement: one untimed call, the -n calls that measure the pace, then the calls that fill
+        // 30 ms (a fake call takes microseconds, so hundreds), then the -c check
+        final long perRank = calls.get() / 2;
+        assertTrue(perRank > 2 * (1 + 2 + 100 + 1), "calls per rank: " + perRank);
+        assertTrue(perRank <= 2 * (1 + 2 + BenchWorker.MAX_ROW_CALLS + 1), "calls per rank: " + perRank);
+        assertEquals(1, tableRows());
+        assertEquals(0, run("all_reduce_perf", "-g", "2", "-b", "8", "-e", "8", "-w", "0", "-n", "2",
+            "--jit-warmup-ms", "0", "--row-time-ms", "0"), stdout);
+        assertEquals(2 * 2 * (1 + 2 + 1), calls.get(), "0: -n calls, as nccl-tests");
+    }
+
+    @Test
     void shouldAddWholeRoundsOfUntimedCallsWhenBudgetGiven()
     {
         assertEquals(0, run("all_reduce_perf", "-g", "2", "-b", "8", "-e", "128", "-f", "4", "-w", "1", "-n", "2",
