@@ -4,7 +4,8 @@
 # MPICH: without it the table says MPICH was skipped). AllReduce, AllGather, ReduceScatter, Broadcast and Reduce, float,
 # sum where reducing, root 0, sizes doubling, nccl-tests' size semantics on both sides (bench/peers/coll_bench.c says
 # which buffer the size is), on three launch shapes:
-#   g2  2 in-process ranks (jccl-bench -g 2) against 2 MPI processes bound to a core each
+#   g2  2 in-process ranks driven by one thread (jccl-bench -g 2) against 2 MPI processes bound to a core each
+#   t2  2 in-process ranks with a thread each (jccl-bench -t 2), the same peers (not in the default shapes)
 #   p2  2 processes (jccl-bench --nprocs 2, mpirun -np 2 bound to a core each)
 #   p4  4 processes on this host (jccl-bench --nprocs 4, mpirun -np 4 --oversubscribe --bind-to none where the host has
 #       fewer than 4 CPUs)
@@ -54,9 +55,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 export JCCL_CALIBRATION=${JCCL_CALIBRATION:-defaults}
 # coll_bench's letter for each collective
 declare -A letter=([all_reduce]=a [all_gather]=g [reduce_scatter]=r [broadcast]=b [reduce]=R)
-declare -A nranks=([g2]=2 [p2]=2 [p4]=4) launch=([g2]=-g [p2]=--nprocs [p4]=--nprocs)
+declare -A nranks=([g2]=2 [t2]=2 [p2]=2 [p4]=4) launch=([g2]=-g [t2]=-t [p2]=--nprocs [p4]=--nprocs)
 IFS=, read -ra shape_list <<< "$shapes"; IFS=, read -ra coll_list <<< "$colls"
-for s in "${shape_list[@]}"; do [ -n "${nranks[$s]:-}" ] || { echo "unknown shape $s (g2, p2, p4)" >&2; exit 2; }; done
+for s in "${shape_list[@]}"; do [ -n "${nranks[$s]:-}" ] || { echo "unknown shape $s (g2, t2, p2, p4)" >&2; exit 2; }
+done
 for c in "${coll_list[@]}"; do
   [ -n "${letter[$c]:-}" ] || { echo "unknown collective $c (${!letter[*]})" >&2; exit 2; }
 done
@@ -126,7 +128,8 @@ rounds, shapes, colls, peers = int(rounds), shapes.split(','), colls.split(','),
 names = {'all_reduce': ('AllReduce', 'allreduce'), 'all_gather': ('AllGather', 'allgather'),
          'reduce_scatter': ('ReduceScatter', 'reducescatter'), 'broadcast': ('Broadcast', 'bcast'),
          'reduce': ('Reduce', 'reduce')}
-shape_says = {'g2': '2 in-process ranks (-g 2) vs 2 MPI processes', 'p2': '2 processes',
+shape_says = {'g2': '2 in-process ranks on one thread (-g 2) vs 2 MPI processes',
+              't2': '2 in-process ranks, a thread each (-t 2) vs 2 MPI processes', 'p2': '2 processes',
               'p4': '4 processes on %d CPUs' % os.cpu_count()}
 libs = []
 for p in peers:
