@@ -108,10 +108,13 @@ public record Calibration(ProtocolCost simple, ProtocolCost ll, ProtocolCost ll1
     }
 
     /**
-     * Plausible numbers for an x86 host: a step's handoff costs about 0.3 us with SIMPLE (a counter published
-     * with release, seen by a spinning reader), 0.15 us with LL and 0.2 us with LL128 (the flag travels with the
-     * data); a thread copies about 10 GB/s and the host reaches 8 GB/s per core; SHM's handoff crosses processes
-     * (50 ns more); NET is a 10 Gb/s link with 20 us per hop.
+     * Plausible numbers for an x86 host, in the form jccl-core's measurement gives them: a step's handoff costs
+     * about 0.3 us with every protocol (on the host each hands a slot over by one cache line's round trip), and a
+     * slot's own work 0.1 us with SIMPLE, 2.2x that with LL and 3x with LL128 (encoding and decoding flagged words or
+     * lines, by the FIFO microbenchmark); a thread copies about 10 GB/s and the host reaches 8 GB/s per core; SHM's
+     * handoff crosses processes (50 ns more); NET is a 10 Gb/s link with 20 us per hop. Until December 2026 LL's step
+     * cost 0.15 us and LL128's 0.2 here, so the defaults chose LL and LL128 up to 1 KiB where the measured constants
+     * chose SIMPLE, which ran 1.2-2.0x faster from 128 B to 1 KiB (2 processes and 2 in-process ranks).
      *
      * @param cores the processors the ranks of one host share, at least 1.
      * @return the default calibration for that many cores.
@@ -122,8 +125,8 @@ public record Calibration(ProtocolCost simple, ProtocolCost ll, ProtocolCost ll1
         final double capGBps = DEFAULT_CORE_GBPS * Math.max(1, cores);
         return new Calibration(
             new ProtocolCost(300, 100),
-            new ProtocolCost(150, 50),
-            new ProtocolCost(200, 80),
+            new ProtocolCost(300, 220),
+            new ProtocolCost(300, 300),
             new TransportCost(0, DEFAULT_THREAD_GBPS, capGBps),
             new TransportCost(50, DEFAULT_THREAD_GBPS, capGBps),
             new TransportCost(20_000, 1.25, 1.25),

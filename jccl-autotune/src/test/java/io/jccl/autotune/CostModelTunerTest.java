@@ -27,12 +27,13 @@ class CostModelTunerTest
     }
 
     @Test
-    void shouldChooseLowLatencyWhenTheCallIsEightBytes()
+    void shouldChooseSimpleOverP2pWhenTheCallIsEightBytes()
     {
         for (final int ranks : new int[] {2, 4, 8})
         {
             final Plan plan = TUNER.choose(request(Collective.ALL_REDUCE, 8, ranks));
-            assertEquals(Protocol.LL, plan.protocol(), plan.id());
+            // on the host LL's flagged words save no handoff, only add work (2 processes, 128 B-1 KiB: 1.2-2.0x)
+            assertEquals(Protocol.SIMPLE, plan.protocol(), plan.id());
             assertEquals(TransportKind.P2P, plan.transport(), plan.id());
         }
     }
