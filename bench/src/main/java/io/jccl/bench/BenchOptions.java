@@ -244,7 +244,7 @@ public final class BenchOptions
         @Option(names = "--row-time-ms", converter = LongConverter.class, paramLabel = "<ms>", order = 6,
             description = "JVM-specific (nccl-tests has none): time each row for about this long, as MPI's " +
                 "benchmarks do (coll_bench -t, IMB -time): when -n calls took less on the slowest rank, the row " +
-                "times as many calls as fill it instead, at most " + BenchWorker.MAX_ROW_CALLS + "; a row of -n " +
+                "times as many calls as fill it instead, at most " + BenchWorker.MAX_ROW_CALLS + "; a row of 100 " +
                 "calls of 1 us is 100 us long, and one pause of a millisecond (a JIT compile, the host taking the " +
                 "CPU) reads as 10 us a call; 0 times -n calls (default: 0)")
         private long rowTimeMs;
