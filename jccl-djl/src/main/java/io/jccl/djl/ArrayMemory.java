@@ -8,7 +8,8 @@ import java.nio.ByteOrder;
 /**
  * Copies bytes into an {@link NDArray}'s own memory. Not {@code NDArray.set(ByteBuffer)} with jccl's buffer: on
  * PyTorch's CPU engine that makes the tensor use the given direct buffer as its storage (the array then lives in
- * jccl's bucket, and dies with it). A contiguous CPU array's {@code toByteBuffer(true)} is a view of its memory,
+ * jccl's bucket, and dies with it; {@link GradientBuckets} does that on purpose, and moves such gradients out before
+ * it frees the buckets). A contiguous CPU array's {@code toByteBuffer(true)} is a view of its memory,
  * written through here; anything else (a GPU array, an engine that hands out a copy) gets a private copy through
  * {@code set}.
  */

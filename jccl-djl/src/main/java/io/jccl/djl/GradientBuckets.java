@@ -11,6 +11,7 @@ import io.jccl.ReduceOp;
 import io.jccl.Stream;
 import io.jccl.Work;
 import io.jccl.core.Jccl;
+import org.agrona.BufferUtil;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -30,6 +31,16 @@ import java.util.List;
  * buffer and the buckets' views are made once; a sync packs parameter after parameter and starts a bucket's
  * AllReduce (in place, AVG) as soon as its last byte is packed, so packing the next bucket overlaps it, then joins
  * the buckets in order and writes each parameter back once every bucket it touches is done.
+ * <p>
+ * <b>Gradients as views of the buckets</b> (DistributedDataParallel's {@code gradient_as_bucket_view}): where asked
+ * and the gradients travel in their own type, the first sync writes each average back by making the gradient array's
+ * storage its range of the buckets ({@code NDArray.set} of a direct buffer does that on PyTorch's CPU engine). The
+ * backward passes after it accumulate into the buckets themselves, so later syncs neither pack nor unpack: they
+ * check, per parameter, that the gradient still lives at its range (a gradient the engine moved is copied, and
+ * made a view again), and when all do, average the whole buffer in one AllReduce. An engine whose {@code set}
+ * copies leaves the gradient private, found by the same check, and that parameter is copied at every sync. Closing
+ * gives every such gradient private memory again (a copy owned by the weight's manager) before the buckets are
+ * freed.
  */
 final class GradientBuckets implements AutoCloseable
 {
@@ -45,6 +56,10 @@ final class GradientBuckets implements AutoCloseable
     private final long[] bucketEnds;
     private final Work[] works;
     private final boolean[] throughView;
+    private final boolean views;
+    private final long memoryAddress;
+    private final boolean[] viewing;
+    private final boolean[] noView;
     private boolean checked;
     private long lastPackNs;
     private long lastWaitNs;
@@ -56,12 +71,13 @@ final class GradientBuckets implements AutoCloseable
      * @param bucketLength the most bytes of one bucket (rounded down to whole elements, at least one element).
      * @param compression  the type gradients travel in, FLOAT16 or BFLOAT16 for float32 gradients; null for their
      *                     own type.
+     * @param views        make the gradients views of the buckets where they travel in their own type.
      * @throws JcclInvalidArgumentException if the parameters' types differ or are not floating point, the
      *                                      compression does not apply to them, or their gradients exceed one host
      *                                      buffer.
      */
     GradientBuckets(final Communicator communicator, final List<Parameter> trainable, final long bucketLength,
-        final DataType compression)
+        final DataType compression, final boolean views)
     {
         this.communicator = communicator;
         this.parameters = trainable.toArray(new Parameter[0]);
@@ -93,6 +109,10 @@ final class GradientBuckets implements AutoCloseable
         this.works = new Work[bucketCount];
         this.throughView = new boolean[parameters.length];
         Arrays.fill(throughView, true);
+        this.views = views && type == gradientType;
+        this.memoryAddress = BufferUtil.address(bytes);
+        this.viewing = new boolean[parameters.length];
+        this.noView = new boolean[parameters.length];
         for (int b = 0; b < bucketCount; b++)
         {
             final long start = b * bucketBytes;
@@ -105,6 +125,17 @@ final class GradientBuckets implements AutoCloseable
     int bucketCount()
     {
         return buckets.length;
+    }
+
+    /** @return how many of the parameters' gradients live in the buckets. */
+    int viewCount()
+    {
+        int count = 0;
+        for (int i = 0; i < viewing.length; i++)
+        {
+            count += viewing[i] ? 1 : 0;
+        }
+        return count;
     }
 
     /** @return the element type the gradients travel in. */
@@ -121,10 +152,24 @@ final class GradientBuckets implements AutoCloseable
     void averageGradients()
     {
         final long startNs = System.nanoTime();
+        boolean inPlace = views;
+        for (int i = 0; i < parameters.length; i++)
+        {
+            viewing[i] = viewing[i] && isView(i);
+            inPlace &= viewing[i];
+        }
+        if (inPlace)
+        {
+            averageInPlace(startNs);
+            return;
+        }
         int started = 0;
         for (int i = 0; i < parameters.length; i++)
         {
-            pack(i);
+            if (!viewing[i])
+            {
+                pack(i);
+            }
             while (started < buckets.length && bucketEnds[started] <= offsets[i + 1])
             {
                 // this bucket is complete: its AllReduce runs while the next parameters are packed
@@ -148,7 +193,10 @@ final class GradientBuckets implements AutoCloseable
             // a parameter goes back once the bucket holding its last byte is done: the earlier ones are too
             while (unpacked < parameters.length && offsets[unpacked + 1] <= bucketEnds[b])
             {
-                unpack(unpacked);
+                if (!viewing[unpacked])
+                {
+                    unpack(unpacked);
+                }
                 unpacked++;
             }
         }
@@ -156,6 +204,24 @@ final class GradientBuckets implements AutoCloseable
         lastPackNs = packedNs - startNs;
         lastWaitNs = waitNs;
         lastUnpackNs = System.nanoTime() - packedNs - waitNs;
+    }
+
+    /**
+     * Every gradient lives in the buckets: there is nothing to pack, so nothing for a bucket's AllReduce to overlap,
+     * and one AllReduce over them all saves the calls' handoffs (measured: 1.03-1.27x the bare AllReduce of the same
+     * bytes with one call, 1.17-1.34x with 25 MiB buckets, 34M parameters on 2 processes).
+     */
+    private void averageInPlace(final long startNs)
+    {
+        works[0] = communicator.allReduce(memory, memory, offsets[parameters.length] / type.byteSize(), type,
+            ReduceOp.AVG, Stream.DEFAULT);
+        final long startedNs = System.nanoTime();
+        final Work work = works[0];
+        works[0] = null;
+        work.join();
+        lastPackNs = startedNs - startNs;
+        lastWaitNs = System.nanoTime() - startedNs;
+        lastUnpackNs = 0;
     }
 
     /** @return nanoseconds the last sync spent packing (and starting AllReduces). */
@@ -218,9 +284,66 @@ final class GradientBuckets implements AutoCloseable
         final ByteBuffer averages = type == gradientType ? bytes.slice(offset, length) : widen(offset, length);
         try (NDArray gradient = parameters[i].getArray().getGradient())
         {
+            if (views && !noView[i] && !gradient.getDevice().isGpu())
+            {
+                // the averages are in place already: the gradient takes its range as storage
+                gradient.set(averages.order(ByteOrder.nativeOrder()));
+                viewing[i] = isView(gradient, i);
+                noView[i] = !viewing[i];
+                return;
+            }
             // verified at the first sync; later ones write through the array's memory without reading it back
             throughView[i] = ArrayMemory.copyInto(gradient, averages, throughView[i], !checked);
         }
+    }
+
+    /** @return whether parameter i's gradient still lives at its range of the buckets. */
+    private boolean isView(final int i)
+    {
+        try (NDArray gradient = parameters[i].getArray().getGradient())
+        {
+            return isView(gradient, i);
+        }
+    }
+
+    private boolean isView(final NDArray gradient, final int i)
+    {
+        final ByteBuffer data = gradient.toByteBuffer(true);
+        return data.isDirect() && BufferUtil.address(data) + data.position() == memoryAddress + offsets[i] &&
+            data.remaining() == offsets[i + 1] - offsets[i];
+    }
+
+    /**
+     * Gives every gradient that lives in the buckets private memory again, with its values: a copy owned by the
+     * weight's manager (so it lives as long as the weight), taken as the gradient's storage.
+     *
+     * @return whether no gradient is left in the buckets.
+     */
+    private boolean releaseViews()
+    {
+        boolean released = true;
+        for (int i = 0; i < parameters.length; i++)
+        {
+            if (!viewing[i])
+            {
+                continue;
+            }
+            final NDArray weight = parameters[i].getArray();
+            try (NDArray gradient = weight.getGradient())
+            {
+                if (!isView(gradient, i))
+                {
+                    viewing[i] = false;
+                    continue;
+                }
+                final NDArray own = gradient.duplicate();
+                own.attach(weight.getManager());
+                gradient.set(own.toByteBuffer(true));
+                viewing[i] = isView(gradient, i);
+                released &= !viewing[i];
+            }
+        }
+        return released;
     }
 
     /** The 16-bit averages at [offset, offset + length) as float32, in a staging buffer made once. */
@@ -286,7 +409,11 @@ final class GradientBuckets implements AutoCloseable
         }
     }
 
-    /** Frees the buffer, after every AllReduce a failed sync left behind has ended (they read and write it). */
+    /**
+     * Frees the buffer, after every AllReduce a failed sync left behind has ended (they read and write it) and every
+     * gradient that lived in it has private memory again; one that could not move keeps the buffer mapped until the
+     * process ends, rather than pointing at freed memory.
+     */
     @Override
     public void close()
     {
@@ -305,6 +432,9 @@ final class GradientBuckets implements AutoCloseable
                 works[b] = null;
             }
         }
-        Jccl.free(memory);
+        if (releaseViews())
+        {
+            Jccl.free(memory);
+        }
     }
 }

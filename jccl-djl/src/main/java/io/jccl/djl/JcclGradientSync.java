@@ -43,8 +43,10 @@ import java.util.concurrent.Semaphore;
  * {@link #bucketLength()} bytes of one host buffer from {@code Jccl.allocate}, made at the first batch and reused
  * for every later one. Each bucket's AllReduce (AVG, in the parameters' element type or the narrower
  * {@link #compression(DataType)}) starts as soon as it is packed, so packing the next bucket overlaps it; the
- * averages are written back into the gradient arrays before {@code step()}. Gradients on a GPU device are copied to
- * host memory and back.
+ * averages are written back into the gradient arrays before {@code step()}. Written back the first time, the
+ * gradients stay in the buckets as their storage ({@link #gradientAsBucketView(boolean)}, on by default where they
+ * travel in their own type), so from the second batch on backward writes them there and a sync copies nothing.
+ * Gradients on a GPU device are copied to host memory and back.
  * <p>
  * <b>Starting in agreement.</b> {@link #broadcastParameters(Model, int)} first compares every rank's parameter
  * names, shapes and types (a mismatch fails on every rank, naming the first differing parameter on each), then
@@ -82,6 +84,7 @@ public final class JcclGradientSync implements TrainingListener, AutoCloseable
     private long bucketLength = BUCKET_LENGTH_DEFAULT;
     private boolean broadcastOnFirstBatch = true;
     private DataType compression;
+    private boolean gradientAsBucketView = true;
     private int root;
     private boolean inAgreement;
     private boolean registered;
@@ -116,8 +119,10 @@ public final class JcclGradientSync implements TrainingListener, AutoCloseable
     }
 
     /**
-     * @param length the most bytes of gradients one AllReduce carries, rounded down to whole elements (at least
-     *               one element); smaller buckets start communicating sooner, larger ones cost fewer calls.
+     * @param length the most bytes of gradients one AllReduce carries while gradients are copied into the buckets,
+     *               rounded down to whole elements (at least one element); smaller buckets start communicating
+     *               sooner, larger ones cost fewer calls. Once every gradient lives in the buckets
+     *               ({@link #gradientAsBucketView(boolean)}) there is nothing to pack and a sync is one AllReduce.
      * @return this.
      * @throws JcclInvalidArgumentException if the length is below 1.
      * @throws JcclInvalidUsageException    after the first batch has been synchronised.
@@ -159,6 +164,31 @@ public final class JcclGradientSync implements TrainingListener, AutoCloseable
         }
         requireNotStarted("compression");
         this.compression = type;
+        return this;
+    }
+
+    /** @return whether gradients become views of the buckets (the default), where they travel in their own type. */
+    public boolean gradientAsBucketView()
+    {
+        return gradientAsBucketView;
+    }
+
+    /**
+     * As DistributedDataParallel's {@code gradient_as_bucket_view}: at the first sync every gradient array takes its
+     * range of the buckets as storage, so later backward passes accumulate into the buckets and a sync is the
+     * AllReduces alone, with no copy in or out (and one copy of the gradients in memory, not two). Each sync checks
+     * per parameter that the gradient still lives there and copies any that does not (an engine whose
+     * {@code NDArray.set} copies, a GPU array, a gradient the engine replaced). Closing this sync gives the gradients
+     * private memory again. Off with {@link #compression(DataType)}, where the buckets hold another type.
+     *
+     * @param view false to copy gradients into the buckets and back at every sync.
+     * @return this.
+     * @throws JcclInvalidUsageException after the first batch has been synchronised.
+     */
+    public JcclGradientSync gradientAsBucketView(final boolean view)
+    {
+        requireNotStarted("gradientAsBucketView");
+        this.gradientAsBucketView = view;
         return this;
     }
 
@@ -218,6 +248,15 @@ public final class JcclGradientSync implements TrainingListener, AutoCloseable
     public int bucketCount()
     {
         return buckets == null ? 0 : buckets.bucketCount();
+    }
+
+    /**
+     * @return how many trainable parameters' gradients live in the buckets ({@link #gradientAsBucketView(boolean)}),
+     *         as of the last sync; 0 before the first sync and after {@link #close()}.
+     */
+    public int gradientsInBuckets()
+    {
+        return buckets == null ? 0 : buckets.viewCount();
     }
 
     /**
@@ -400,7 +439,8 @@ public final class JcclGradientSync implements TrainingListener, AutoCloseable
         }
         if (buckets == null)
         {
-            buckets = new GradientBuckets(communicator, trainable(parameters), bucketLength, compression);
+            buckets = new GradientBuckets(communicator, trainable(parameters), bucketLength, compression,
+                gradientAsBucketView);
         }
         final long startNs = System.nanoTime();
         buckets.averageGradients();

@@ -152,7 +152,7 @@ final class TrainingRun
                     }
                 }
                 return new Result(weights(model), initial, sync == null ? 0 : sync.bucketCount(),
-                    sync == null ? 0 : sync.syncCount());
+                    sync == null ? 0 : sync.syncCount(), sync == null ? 0 : sync.gradientsInBuckets());
             }
         }
     }
@@ -164,8 +164,9 @@ final class TrainingRun
      * @param initial     the weights before training.
      * @param bucketCount the buckets one sync used (0 without a sync).
      * @param syncCount   the batches whose gradients were averaged (0 without a sync).
+     * @param inBuckets   the gradients that lived in the buckets at the end (0 without a sync).
      */
-    record Result(float[][] weights, float[][] initial, int bucketCount, long syncCount)
+    record Result(float[][] weights, float[][] initial, int bucketCount, long syncCount, int inBuckets)
     {
     }
 
