@@ -32,8 +32,8 @@ import java.util.concurrent.Callable;
 @Command(name = "jccl-run", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Starts N processes of COMMAND as the ranks of one jccl job (as torchrun does).",
     footer = {"", "Each child gets RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT and, on " +
-        "one host, JCCL_COMM_ID, so Jccl.connect(new Context()) finds the others. Across hosts, set JCCL_SECRET to " +
-        "the same value on every host. Exit status: 0, the first failed rank's status, 1 when a rank could not " +
+        "one host, JCCL_COMM_ID, so Jccl.connect(new Context()) finds the others, and OMP_NUM_THREADS (its share " +
+        "of the CPUs) unless set already. Across hosts, set JCCL_SECRET to the same value on every host. Exit status: 0, the first failed rank's status, 1 when a rank could not " +
         "start, 2 for bad arguments."})
 public final class JcclRun implements Callable<Integer>
 {
@@ -132,7 +132,9 @@ public final class JcclRun implements Callable<Integer>
         }
         err.println(NAME + ": " + nprocs + " process" + (nprocs == 1 ? "" : "es") + (nnodes > 1 ? " on host " +
             nodeRank + " of " + nnodes : "") + ", ranks meet at " + children.world().masterAddr() + ":" +
-            children.world().masterPort() + ", " + children.binding().describe());
+            children.world().masterPort() + ", " + children.binding().describe() +
+            (env.containsKey(ChildCommand.OMP_NUM_THREADS) ? "" : ", " + ChildCommand.OMP_NUM_THREADS + "=" +
+            children.ompThreads() + " each"));
         return new ProcessLauncher(NAME, children, ProcessLauncher.Output.PREFIXED, graceMs, out, err).run();
     }
 

@@ -75,6 +75,21 @@ class ChildCommandTest
     }
 
     @Test
+    void shouldGiveEachChildItsShareOfTheCpusAsOpenMpThreadsUnlessTheLauncherWasGivenACount()
+    {
+        final int cpus = Runtime.getRuntime().availableProcessors();
+        for (final int nprocs : new int[] {1, 2, cpus, cpus + 1})
+        {
+            final ChildCommand command = new ChildCommand(List.of("x"), ChildCommand.World.oneHost(nprocs, ID),
+                CpuBinding.UNBOUND);
+            final String expected = Integer.toString(Math.max(1, cpus / nprocs));
+            assertEquals(expected, command.environment(0, Map.of()).get("OMP_NUM_THREADS"), nprocs + " processes");
+            assertEquals("5", command.environment(0, Map.of("OMP_NUM_THREADS", "5")).get("OMP_NUM_THREADS"),
+                "the launcher's own count stays");
+        }
+    }
+
+    @Test
     void shouldWinOverAnotherLaunchersVariablesWhenTheLauncherRunsInsideOne()
     {
         final Map<String, String> outer = new HashMap<>(Map.of("JCCL_RANK", "7", "JCCL_WORLD_SIZE", "8",
