@@ -46,7 +46,9 @@ import java.util.concurrent.Semaphore;
  * averages are written back into the gradient arrays before {@code step()}. Written back the first time, the
  * gradients stay in the buckets as their storage ({@link #gradientAsBucketView(boolean)}, on by default where they
  * travel in their own type), so from the second batch on backward writes them there and a sync copies nothing.
- * Gradients on a GPU device are copied to host memory and back.
+ * Gradients on a GPU device are copied to host memory and back: DJL's {@code NDArray} hands out no device address
+ * ({@code toByteBuffer} copies to the host, and the PyTorch engine's handle is the tensor object, not its data), so
+ * there is nothing for jccl's CUDA path to take in place.
  * <p>
  * <b>Starting in agreement.</b> {@link #broadcastParameters(Model, int)} first compares every rank's parameter
  * names, shapes and types (a mismatch fails on every rank, naming the first differing parameter on each), then
