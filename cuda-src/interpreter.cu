@@ -10,6 +10,17 @@
 //
 // Kernels (extern "C", generated from jccl_types.def): jccl_interp_<proto>_<type>_<op> for reducing collectives and
 // jccl_interp_<proto>_copy for those that only move data. One parameter: the device address of the launch record.
+//
+// The same source runs on the CPU (g++ -DJCCL_HOST_BUILD, host-test/jccl_host.h and host-test/interp_host.cpp), so
+// that tests without a GPU run this kernel, not a model of it: the few lines that differ sit behind JCCL_SHARED,
+// JCCL_SPIN_PAUSE and the JCCL_HOST_BUILD branches of the memory accesses below.
+
+#if defined(JCCL_HOST_BUILD)
+#include "host-test/jccl_host.h"
+#else
+#define JCCL_SHARED(T, name) __shared__ T name
+#define JCCL_SPIN_PAUSE()
+#endif
 
 #include <stddef.h>
 #include <stdint.h>
@@ -97,19 +108,57 @@ constexpr int PROTO_LL = 1;
 constexpr uint64_t ERROR_TAG = jccl_wire::ERROR_TAG;
 constexpr uint64_t ERROR_LENGTH = jccl_wire::ERROR_LENGTH;
 
+// counters and flags other threads, blocks, kernels and the host read: volatile on the device, atomics on the host
 __device__ __forceinline__ uint64_t loadVolatile(const uint64_t* p)
 {
+#if defined(JCCL_HOST_BUILD)
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+#else
     return *(const volatile uint64_t*)p;
+#endif
 }
 
 __device__ __forceinline__ void storeVolatile(uint64_t* p, uint64_t v)
 {
+#if defined(JCCL_HOST_BUILD)
+    __atomic_store_n(p, v, __ATOMIC_RELEASE);
+#else
     *(volatile uint64_t*)p = v;
+#endif
 }
 
 __device__ __forceinline__ bool aborted(const Launch* L)
 {
+#if defined(JCCL_HOST_BUILD)
+    return __atomic_load_n((const uint32_t*)L->abortAddr, __ATOMIC_ACQUIRE) != 0;
+#else
     return *(const volatile uint32_t*)L->abortAddr != 0;
+#endif
+}
+
+// one LL word: 4 data bytes and their flag, written and read as one 8-byte access, so a flag is never seen without
+// its data
+__device__ __forceinline__ void storeLlWord(uint32_t* w, uint32_t data, uint32_t flag)
+{
+#if defined(JCCL_HOST_BUILD)
+    __atomic_store_n((uint64_t*)w, (uint64_t)flag << 32 | data, __ATOMIC_RELAXED);
+#else
+    asm volatile("st.volatile.global.v2.u32 [%0], {%1, %2};" :: "l"(w), "r"(data), "r"(flag) : "memory");
+#endif
+}
+
+__device__ __forceinline__ void loadLlWord(const uint32_t* w, uint32_t* data, uint32_t* flag)
+{
+#if defined(JCCL_HOST_BUILD)
+    const uint64_t word = __atomic_load_n((const uint64_t*)w, __ATOMIC_RELAXED);
+    *data = (uint32_t)word;
+    *flag = (uint32_t)(word >> 32);
+#else
+    uint32_t d, f;
+    asm volatile("ld.volatile.global.v2.u32 {%0, %1}, [%2];" : "=r"(d), "=r"(f) : "l"(w) : "memory");
+    *data = d;
+    *flag = f;
+#endif
 }
 
 __device__ __forceinline__ uint64_t wireSlotBytes(int proto, uint64_t payload)
@@ -232,8 +281,8 @@ __device__ __forceinline__ void writeUnit(char* p, Unit u, uint64_t bytes)
 __device__ __forceinline__ void sendUnit(char* wire, uint64_t unit, Unit u, uint32_t flag)
 {
     uint32_t* w = (uint32_t*)(wire + unit * 16);
-    asm volatile("st.volatile.global.v2.u32 [%0], {%1, %2};" :: "l"(w), "r"(u.u32[0]), "r"(flag) : "memory");
-    asm volatile("st.volatile.global.v2.u32 [%0], {%1, %2};" :: "l"(w + 2), "r"(u.u32[1]), "r"(flag) : "memory");
+    storeLlWord(w, u.u32[0], flag);
+    storeLlWord(w + 2, u.u32[1], flag);
 }
 
 // returns false when the abort flag was seen while waiting
@@ -246,11 +295,11 @@ __device__ __forceinline__ bool recvUnit(const Launch* L, const char* wire, uint
         int spins = 0;
         do
         {
-            asm volatile("ld.volatile.global.v2.u32 {%0, %1}, [%2];" : "=r"(data), "=r"(f) : "l"(w + 2 * k) :
-                "memory");
+            loadLlWord(w + 2 * k, &data, &f);
             if (f != flag && ++spins == 4096)
             {
                 spins = 0;
+                JCCL_SPIN_PAUSE();
                 if (aborted(L))
                 {
                     return false;
@@ -355,9 +404,16 @@ __device__ void interpret(const Launch* L)
     s.f = L->scalarF;
     s.i = L->scalarI;
 
-    __shared__ uint64_t sendTail;          // slots this worker has published (the FIFO's tail)
-    __shared__ uint64_t recvHead;          // slots this worker has consumed (the FIFO's head)
-    __shared__ int stop;
+    struct Worker
+    {
+        uint64_t sendTail;                 // slots this worker has published (the FIFO's tail)
+        uint64_t recvHead;                 // slots this worker has consumed (the FIFO's head)
+        int stop;
+    };
+    JCCL_SHARED(Worker, worker);
+    uint64_t& sendTail = worker.sendTail;
+    uint64_t& recvHead = worker.recvHead;
+    int& stop = worker.stop;
     if (threadIdx.x == 0)
     {
         sendTail = sendFifo != nullptr ? loadVolatile((const uint64_t*)(sendFifo + FIFO_TAIL)) : 0;
@@ -391,6 +447,7 @@ __device__ void interpret(const Launch* L)
                         {
                             spins = 0;
                             stop = aborted(L);
+                            JCCL_SPIN_PAUSE();
                         }
                     }
                 }
@@ -402,6 +459,7 @@ __device__ void interpret(const Launch* L)
                         {
                             spins = 0;
                             stop = aborted(L);
+                            JCCL_SPIN_PAUSE();
                         }
                     }
                     __threadfence_system();
@@ -425,6 +483,7 @@ __device__ void interpret(const Launch* L)
                         {
                             spins = 0;
                             stop = aborted(L);
+                            JCCL_SPIN_PAUSE();
                         }
                     }
                 }

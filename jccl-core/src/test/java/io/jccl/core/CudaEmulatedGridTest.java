@@ -61,12 +61,27 @@ class CudaEmulatedGridTest
     @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void shouldMatchReferenceOnEmulatedCuda(final GridCase gridCase, final Protocol protocol)
     {
+        runCase(CUDA, COMMUNICATORS, gridCase, protocol);
+    }
+
+    /**
+     * Runs one grid case on communicators of the double (made once per shape and kept in the map, dropped and
+     * aborted when a case fails) with device buffers, and checks every rank's output against the reference.
+     *
+     * @param cuda          the device double.
+     * @param communicators the communicators made so far, by shape.
+     * @param gridCase      the case.
+     * @param protocol      the protocol.
+     */
+    static void runCase(final EmulatedCuda cuda, final Map<String, Communicator[]> communicators,
+        final GridCase gridCase, final Protocol protocol)
+    {
         final String key = gridCase.ranks() + "/" + gridCase.algorithm() + "/" + gridCase.pipeline() + "/" + protocol;
         final Communicator[] comms;
-        synchronized (COMMUNICATORS)
+        synchronized (communicators)
         {
-            comms = COMMUNICATORS.computeIfAbsent(key, k -> Jccl.initAll(new Context()
-                .cuda(CUDA)
+            comms = communicators.computeIfAbsent(key, k -> Jccl.initAll(new Context()
+                .cuda(cuda)
                 .algorithm(gridCase.algorithm())
                 .protocol(protocol)
                 .timeoutMs(JCCL_TIMEOUT_MS)
@@ -93,9 +108,9 @@ class CudaEmulatedGridTest
         {
             if (!ok)
             {
-                synchronized (COMMUNICATORS)
+                synchronized (communicators)
                 {
-                    COMMUNICATORS.remove(key);
+                    communicators.remove(key);
                 }
                 for (final Communicator c : comms)
                 {
@@ -321,10 +336,16 @@ class CudaEmulatedGridTest
     @AfterAll
     static void closeCommunicators()
     {
-        synchronized (COMMUNICATORS)
+        closeAll(COMMUNICATORS);
+    }
+
+    /** @param communicators closed and emptied. */
+    static void closeAll(final Map<String, Communicator[]> communicators)
+    {
+        synchronized (communicators)
         {
-            COMMUNICATORS.values().forEach(comms -> java.util.Arrays.stream(comms).forEach(Communicator::close));
-            COMMUNICATORS.clear();
+            communicators.values().forEach(comms -> java.util.Arrays.stream(comms).forEach(Communicator::close));
+            communicators.clear();
         }
     }
 }

@@ -24,7 +24,8 @@ import java.util.regex.Pattern;
  * interpreter kernels by {@link EmulatedInterpreter}, the elementwise kernels by the host reducers). Work advances
  * whenever a thread queries an event or synchronises a stream, one thread at a time, so ranks that wait on each other
  * through their FIFOs all move. Everything above the launch (record encoding, FIFO layout, stream and event order,
- * IPC handle exchange) runs as it would on a GPU.
+ * IPC handle exchange) runs as it would on a GPU. With {@link #runKernelSource} the interpreter launches run the
+ * kernel's own source instead, built for the CPU ({@link HostBuiltInterpreter}), on threads of their own.
  * <p>
  * Over 600 lines on purpose: one job, the device double of the whole {@link CudaApi}, one method for each of the
  * driver's calls jccl makes.
@@ -51,6 +52,10 @@ public final class EmulatedCuda implements CudaApi
     private final Map<Long, String> functions = new ConcurrentHashMap<>();
     private final Map<Long, List<String>> modules = new ConcurrentHashMap<>();
     private final EmulatedStream defaultStream = new EmulatedStream();
+    /** The kernel's own source built for the CPU, or null: launches of the interpreter run its Java model. */
+    private volatile HostBuiltInterpreter kernelSource;
+    /** Host threads per block of a launch through {@link #kernelSource}. */
+    private volatile int kernelSourceThreads;
     /** Set when a running kernel moved without finishing: its peers may move now (guarded by the lock). */
     private boolean moved;
     /** Module loads and kernel lookups so far ({@link #loads()}). */
@@ -101,6 +106,26 @@ public final class EmulatedCuda implements CudaApi
     public static EmulatedCuda shareable(final java.nio.file.Path directory)
     {
         return new EmulatedCuda(1, 132, directory);
+    }
+
+    /**
+     * Runs launches of the interpreter kernel through its own source built for the CPU instead of
+     * {@link EmulatedInterpreter}'s model: every block's threads as host threads, all at once, as a GPU runs them.
+     *
+     * @param interpreter the built kernel source.
+     * @param threads     host threads per block, at most the launch's own count: the kernel covers its work with
+     *                    any count, and a test machine's few cores run a few threads per block far sooner than 512.
+     * @return this.
+     */
+    public EmulatedCuda runKernelSource(final HostBuiltInterpreter interpreter, final int threads)
+    {
+        if (threads < 1)
+        {
+            throw new IllegalArgumentException("threads=" + threads + " must be at least 1");
+        }
+        this.kernelSourceThreads = threads;
+        this.kernelSource = interpreter;
+        return this;
     }
 
     @Override
@@ -437,7 +462,7 @@ public final class EmulatedCuda implements CudaApi
             throw new JcclSystemException("emulated CUDA: cuLaunchKernel(" + name + ", blocks=" + blocks +
                 ", threads=" + threads + ") failed: CUDA_ERROR_INVALID_VALUE");
         }
-        stream(stream).add(kernel(name, blocks, args));
+        stream(stream).add(kernel(name, blocks, threads, args));
     }
 
     @Override
@@ -631,8 +656,30 @@ public final class EmulatedCuda implements CudaApi
         return e;
     }
 
-    private Operation kernel(final String name, final int blocks, final long[] args)
+    private Operation kernel(final String name, final int blocks, final int threads, final long[] args)
     {
+        final HostBuiltInterpreter source = kernelSource;
+        if (name.startsWith("jccl_interp_") && source != null)
+        {
+            final int hostThreads = Math.min(threads, kernelSourceThreads);
+            final long[] run = new long[1];
+            return () ->
+            {
+                // started when it reaches the head of its stream, after the copies queued before it
+                if (run[0] == 0)
+                {
+                    run[0] = source.start(name, args[0], blocks, hostThreads);
+                }
+                if (!source.done(run[0]))
+                {
+                    // it runs on threads of its own: not a stall while it does
+                    movedAtNanos = System.nanoTime();
+                    return false;
+                }
+                source.join(run[0]);
+                return true;
+            };
+        }
         if (name.startsWith("jccl_interp_"))
         {
             final String[] parts = name.substring("jccl_interp_".length()).split("_");
