@@ -33,15 +33,40 @@ class CudaKernelSourceGridTest
     private static final int THREADS = 4;
     private static final Map<String, Communicator[]> COMMUNICATORS = new HashMap<>();
     private static EmulatedCuda cuda;
+    private static HostBuiltInterpreter interpreter;
     private static String skipReason;
+
+    /**
+     * @return the kernel source's library, built once per JVM; null where it cannot be built here
+     *         ({@link #skipReason()} says why).
+     * @throws Exception if g++ fails on the source, or is interrupted.
+     */
+    static synchronized Path library() throws Exception
+    {
+        if (interpreter == null && skipReason == null)
+        {
+            build();
+        }
+        return interpreter == null ? null : interpreter.library();
+    }
+
+    /** @return why the kernel source cannot be built here, or null. */
+    static synchronized String skipReason()
+    {
+        return skipReason;
+    }
 
     @BeforeAll
     static void buildKernel() throws Exception
     {
+        library();
+    }
+
+    private static void build() throws Exception
+    {
         try
         {
-            cuda = new EmulatedCuda().runKernelSource(HostBuiltInterpreter.build(Path.of("..", "cuda-src"),
-                Path.of("target", "kernel-source")), THREADS);
+            interpreter = HostBuiltInterpreter.build(Path.of("..", "cuda-src"), Path.of("target", "kernel-source"));
         }
         catch (final IOException ex)
         {
@@ -69,7 +94,14 @@ class CudaKernelSourceGridTest
     @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void shouldMatchReferenceThroughTheKernelsOwnSource(final GridCase gridCase, final Protocol protocol)
     {
-        assumeTrue(skipReason == null, () -> skipReason);
+        assumeTrue(interpreter != null, CudaKernelSourceGridTest::skipReason);
+        synchronized (COMMUNICATORS)
+        {
+            if (cuda == null)
+            {
+                cuda = new EmulatedCuda().runKernelSource(interpreter, THREADS);
+            }
+        }
         CudaEmulatedGridTest.runCase(cuda, COMMUNICATORS, gridCase, protocol);
     }
 

@@ -23,6 +23,14 @@ public final class MultiProcessChild
     private static final boolean SHARED = "shared".equals(System.getProperty(MEMORY_PROPERTY));
     /** {@code emulated-cuda}: the rank runs on the device double, its buffers passed as device memory. */
     private static final boolean CUDA = "emulated-cuda".equals(System.getProperty(MEMORY_PROPERTY));
+    /**
+     * With {@code emulated-cuda}, the environment variable naming a library {@link
+     * io.jccl.kernels.cuda.HostBuiltInterpreter} built, whose kernel source the double's launches then run instead of
+     * its Java model.
+     */
+    static final String KERNEL_SOURCE_ENV = "JCCL_TEST_KERNEL_SOURCE";
+    /** Host threads per block through the kernel source. */
+    private static final int KERNEL_SOURCE_THREADS = 4;
     /** Where the device double's memory lives, so that its IPC handles map in other processes. */
     private static final java.nio.file.Path SHARE = java.nio.file.Path.of(
         java.nio.file.Files.isDirectory(java.nio.file.Path.of("/dev/shm")) ? "/dev/shm" :
@@ -43,6 +51,15 @@ public final class MultiProcessChild
         this.size = comm.size();
     }
 
+    /** @return the device double, running the kernel's own source where {@value #KERNEL_SOURCE_ENV} names it. */
+    private static io.jccl.kernels.cuda.EmulatedCuda cuda()
+    {
+        final io.jccl.kernels.cuda.EmulatedCuda cuda = io.jccl.kernels.cuda.EmulatedCuda.shareable(SHARE);
+        final String library = System.getenv(KERNEL_SOURCE_ENV);
+        return library == null ? cuda : cuda.runKernelSource(
+            io.jccl.kernels.cuda.HostBuiltInterpreter.load(java.nio.file.Path.of(library)), KERNEL_SOURCE_THREADS);
+    }
+
     /**
      * @param args rank, size, the UniqueId text, then optionally a mode and a deadline in ms (default 60000).
      *             {@code loop}: AllReduce 64 MiB until a call fails, print {@code READY} after the first, exit 3 with
@@ -59,9 +76,8 @@ public final class MultiProcessChild
         final int size = Integer.parseInt(args[1]);
         final String mode = args.length > 3 ? args[3] : "grid";
         final long timeoutMs = args.length > 4 ? Long.parseLong(args[4]) : 60_000;
-        final Communicator comm = Jccl.connect(new Context().timeoutMs(timeoutMs)
-            .cuda(CUDA ? io.jccl.kernels.cuda.EmulatedCuda.shareable(SHARE) : null), rank, size,
-            UniqueId.parse(args[2]));
+        final Communicator comm = Jccl.connect(new Context().timeoutMs(timeoutMs).cuda(CUDA ? cuda() : null), rank,
+            size, UniqueId.parse(args[2]));
         switch (mode)
         {
             case "loop" -> loopUntilBroken(comm, Long.MAX_VALUE);

@@ -23,6 +23,7 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Ranks in separate JVMs on this host, joined by {@link Jccl#connect} through a real TCP rendezvous and connected
@@ -107,17 +108,29 @@ class MultiProcessTest
      * memory and a proxy carries its slots through the shared-memory transport. The whole grid of
      * {@link MultiProcessChild} must come out exact on every rank either way.
      */
-    @ParameterizedTest(name = "{0} processes on emulated CUDA, IPC {1}")
-    @CsvSource({"2, true", "3, true", "2, false", "3, false"})
+    @ParameterizedTest(name = "{0} processes on emulated CUDA, IPC {1}, the kernel's own source {2}")
+    @CsvSource({"2, true, false", "3, true, false", "2, false, false", "3, false, false", "2, true, true",
+        "3, false, true"})
     @Timeout(300)
-    void shouldGiveExactResultsWhenRanksOfSeparateJvmsRunOnCuda(final int size, final boolean ipc) throws Exception
+    void shouldGiveExactResultsWhenRanksOfSeparateJvmsRunOnCuda(final int size, final boolean ipc,
+        final boolean kernelSource) throws Exception
     {
+        final java.util.Map<String, String> env = new java.util.HashMap<>();
+        if (!ipc)
+        {
+            env.put(Context.CUDA_IPC_PROP_NAME, "0");
+        }
+        if (kernelSource)
+        {
+            final Path library = CudaKernelSourceGridTest.library();
+            assumeTrue(library != null, CudaKernelSourceGridTest::skipReason);
+            env.put(MultiProcessChild.KERNEL_SOURCE_ENV, library.toString());
+        }
         final UniqueId id = UniqueId.create("127.0.0.1", freePort());
         final List<Process> children = new ArrayList<>();
         for (int rank = size - 1; rank >= 0; rank--)
         {
-            children.add(start(List.of(), ipc ? java.util.Map.of() : java.util.Map.of(Context.CUDA_IPC_PROP_NAME,
-                "0"), rank, size, id, "emulated-cuda"));
+            children.add(start(List.of(), env, rank, size, id, "emulated-cuda"));
         }
         final List<String> outputs = new ArrayList<>();
         assertEquals("", awaitAll(children, outputs));

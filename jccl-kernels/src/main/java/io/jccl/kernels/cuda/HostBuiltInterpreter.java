@@ -24,6 +24,7 @@ public final class HostBuiltInterpreter
 {
     private static final String SOURCE = "host-test/interp_host.cpp";
     private static HostBuiltInterpreter loaded;
+    private static Path loadedFrom;
 
     private HostBuiltInterpreter()
     {
@@ -79,9 +80,38 @@ public final class HostBuiltInterpreter
             throw new IllegalStateException("g++ failed (" + compiler.exitValue() + "): " + String.join(" ", command) +
                 "\n" + Files.readString(log, StandardCharsets.UTF_8));
         }
-        System.load(library.toString());
+        return load(library);
+    }
+
+    /**
+     * Loads a library {@link #build} made (in another process, say), once per JVM.
+     *
+     * @param library the library's path.
+     * @return the loaded interpreter.
+     * @throws IllegalStateException if another library was loaded in this JVM before.
+     */
+    public static synchronized HostBuiltInterpreter load(final Path library)
+    {
+        final Path path = library.toAbsolutePath().normalize();
+        if (loaded != null)
+        {
+            if (!loadedFrom.equals(path))
+            {
+                throw new IllegalStateException("the host-built interpreter was loaded from " + loadedFrom +
+                    " already, not " + path);
+            }
+            return loaded;
+        }
+        System.load(path.toString());
+        loadedFrom = path;
         loaded = new HostBuiltInterpreter();
         return loaded;
+    }
+
+    /** @return where the library was loaded from, for other processes to {@link #load} it. */
+    public Path library()
+    {
+        return loadedFrom;
     }
 
     /**
