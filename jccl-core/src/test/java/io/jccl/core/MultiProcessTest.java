@@ -126,6 +126,19 @@ class MultiProcessTest
             assumeTrue(library != null, CudaKernelSourceGridTest::skipReason);
             env.put(MultiProcessChild.KERNEL_SOURCE_ENV, library.toString());
         }
+        runCudaGrid(size, env);
+    }
+
+    /**
+     * Runs {@link MultiProcessChild}'s grid in separate JVMs on the device double and checks every rank reports it
+     * exact and nothing is left in {@code /dev/shm}.
+     *
+     * @param size the processes.
+     * @param env  variables added to each child's environment.
+     * @throws Exception if a child cannot start or the wait is interrupted.
+     */
+    static void runCudaGrid(final int size, final java.util.Map<String, String> env) throws Exception
+    {
         final UniqueId id = UniqueId.create("127.0.0.1", freePort());
         final List<Process> children = new ArrayList<>();
         for (int rank = size - 1; rank >= 0; rank--)
@@ -643,7 +656,7 @@ class MultiProcessTest
         }
     }
 
-    private static int freePort() throws IOException
+    static int freePort() throws IOException
     {
         try (ServerSocket socket = new ServerSocket(0))
         {

@@ -48,6 +48,27 @@ public final class HostBuiltInterpreter
         {
             return loaded;
         }
+        return load(compile(cudaSrc, directory, "libjccl_interp_host.so", List.of()));
+    }
+
+    /**
+     * Compiles the kernel's source into a library without loading it: for other processes, or with flags that need
+     * their own runtime loaded first ({@code -fsanitize=address}, whose runtime a JVM takes through
+     * {@code LD_PRELOAD}).
+     *
+     * @param cudaSrc   the repository's {@code cuda-src} directory.
+     * @param directory where the library is built (a build directory).
+     * @param name      the library's file name.
+     * @param flags     g++ flags added to the build's own.
+     * @return the library's absolute path.
+     * @throws IOException           if g++ cannot be started (absent from the PATH) or the files cannot be written.
+     * @throws IllegalStateException if the source is absent, the JDK has no JNI headers, or g++ fails (with its
+     *                               output).
+     * @throws InterruptedException  if interrupted while g++ runs.
+     */
+    public static Path compile(final Path cudaSrc, final Path directory, final String name, final List<String> flags)
+        throws IOException, InterruptedException
+    {
         final Path source = cudaSrc.resolve(SOURCE);
         if (!Files.isRegularFile(source))
         {
@@ -62,12 +83,13 @@ public final class HostBuiltInterpreter
                 "(a JRE)");
         }
         Files.createDirectories(directory);
-        final Path library = directory.resolve("libjccl_interp_host.so").toAbsolutePath();
-        final Path log = directory.resolve("g++.log");
+        final Path library = directory.resolve(name).toAbsolutePath();
+        final Path log = directory.resolve(name + ".g++.log");
         final List<String> command = new ArrayList<>(List.of("g++", "-std=c++17", "-O1", "-fPIC", "-shared",
             "-pthread", "-ffp-contract=off", "-fno-strict-aliasing", "-Wall", "-Wextra", "-Wno-unknown-pragmas",
-            "-Werror", "-DJCCL_HOST_BUILD", "-I" + include, "-I" + include.resolve("linux"), "-o",
-            library.toString(), source.toString()));
+            "-Werror", "-DJCCL_HOST_BUILD", "-I" + include, "-I" + include.resolve("linux")));
+        command.addAll(flags);
+        command.addAll(List.of("-o", library.toString(), source.toString()));
         final Process compiler = new ProcessBuilder(command).redirectErrorStream(true)
             .redirectOutput(log.toFile()).start();
         if (!compiler.waitFor(300, TimeUnit.SECONDS))
@@ -80,7 +102,7 @@ public final class HostBuiltInterpreter
             throw new IllegalStateException("g++ failed (" + compiler.exitValue() + "): " + String.join(" ", command) +
                 "\n" + Files.readString(log, StandardCharsets.UTF_8));
         }
-        return load(library);
+        return library;
     }
 
     /**
