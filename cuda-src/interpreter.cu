@@ -101,6 +101,12 @@ enum : int { NOP = jccl_wire::OP_NOP, SEND = jccl_wire::OP_SEND, RECV = jccl_wir
     COPY = jccl_wire::OP_COPY, REDUCE = jccl_wire::OP_REDUCE,
     RECV_REDUCE_COPY_REVERSED = jccl_wire::OP_RECV_REDUCE_COPY_REVERSED };
 
+// The most threads a block of an interpreter kernel has: the launch bound, which keeps ptxas to 128 registers a
+// thread so that a full block fits the 64 Ki registers of an SM (without it the SIMPLE kernels took up to 127 on
+// sm_90 and launched with 512 threads only by luck, never with more); the launcher reads it back from the function
+// and clamps the thread count to it.
+#define JCCL_INTERP_MAX_THREADS 512
+
 constexpr int PROTO_SIMPLE = 0;
 constexpr int PROTO_LL = 1;
 
@@ -595,7 +601,8 @@ __device__ void interpret(const Launch* L)
 } // namespace
 
 #define JCCL_INTERP_OP(proto, protoId, tname, ctype, opname, opId)                                                  \
-    extern "C" __global__ void jccl_interp_##proto##_##tname##_##opname(const Launch* launch)                       \
+    extern "C" __global__ void __launch_bounds__(JCCL_INTERP_MAX_THREADS, 1)                                          \
+    jccl_interp_##proto##_##tname##_##opname(const Launch* launch)                                                  \
     {                                                                                                               \
         interpret<protoId, ctype, opId>(launch);                                                                    \
     }
@@ -613,7 +620,8 @@ __device__ void interpret(const Launch* L)
 #include "jccl_types.def"
 
 #define JCCL_PROTO(proto, protoId)                                                                                  \
-    extern "C" __global__ void jccl_interp_##proto##_copy(const Launch* launch)                                     \
+    extern "C" __global__ void __launch_bounds__(JCCL_INTERP_MAX_THREADS, 1) jccl_interp_##proto##_copy(               \
+        const Launch* launch)                                                                                       \
     {                                                                                                               \
         interpret<protoId, unsigned char, OPS_NONE>(launch);                                                        \
     }

@@ -22,6 +22,7 @@
 #define __host__
 #define __forceinline__ inline
 #define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...)
 
 struct uint2
 {

@@ -148,7 +148,8 @@ public final class Settings
         plan(MIN_NCHANNELS, "1..32", "1", "fewest channels per call"),
         plan(MAX_NCHANNELS, "1..32", "32", "most channels per call"),
         plan(NTHREADS, "32..640, multiples of 32", "the tuner's choice",
-            "threads per CUDA block (reported, not used, on the host)"),
+            "threads per CUDA block, at most the kernel's launch bound (512 for the interpreter; reported, not used, " +
+            "on the host)"),
         plan(CHUNK_SIZE, "bytes, `K`/`M`/`G` suffixes", "the tuner's choice (128K for schedules)",
             "bytes moved per FIFO step, at most one slot"),
         plan(SCHEDULE_FILES, "files or directories, `:` or `,` separated", "none",

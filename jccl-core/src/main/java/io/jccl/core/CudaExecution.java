@@ -335,7 +335,9 @@ final class CudaExecution implements Execution
         api.setDevice(device);
         final long function = group.function(device, kernel);
         api.memcpyAsync(area, staging, areaBytes, active);
-        api.launch(function, workers.length, threads, 0, active, area);
+        // no more threads than the kernel's launch bound (512): JCCL_NTHREADS allows up to 640, the driver would
+        // refuse the launch; the kernel covers its work with any count
+        api.launch(function, workers.length, Math.min(threads, api.maxThreadsPerBlock(function)), 0, active, area);
         if (divideKernel != null)
         {
             final long divide = group.function(device, divideKernel);

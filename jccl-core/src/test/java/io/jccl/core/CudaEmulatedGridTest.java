@@ -297,6 +297,53 @@ class CudaEmulatedGridTest
         }
     }
 
+    /**
+     * JCCL_NTHREADS allows 640 threads, but the interpreter's launch bound is 512 (the double refuses a launch above
+     * a kernel's {@code .maxntid}, as the driver does): the launcher clamps to the function's own limit.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldLaunchNoMoreThreadsThanTheKernelsLaunchBound()
+    {
+        final Communicator[] comms = Jccl.initAll(new Context().cuda(CUDA).threads(640), 2);
+        final long[] memory = new long[2];
+        try
+        {
+            final Work[] works = new Work[2];
+            Jccl.groupStart();
+            for (int r = 0; r < 2; r++)
+            {
+                memory[r] = CUDA.malloc(4 * 1000);
+                for (int i = 0; i < 1000; i++)
+                {
+                    org.agrona.UnsafeApi.putInt(memory[r] + 4L * i, i + r);
+                }
+                final Buffer b = DeviceBuffer.of(memory[r], 4000, 0);
+                works[r] = comms[r].allReduce(b, b, 1000, DataType.INT32, ReduceOp.SUM, Stream.DEFAULT);
+            }
+            Jccl.groupEnd();
+            for (final Work w : works)
+            {
+                w.join();
+            }
+            for (int r = 0; r < 2; r++)
+            {
+                for (int i = 0; i < 1000; i++)
+                {
+                    assertEquals(2 * i + 1, org.agrona.UnsafeApi.getInt(memory[r] + 4L * i), "rank " + r + " [" + i +
+                        "]");
+                }
+            }
+        }
+        finally
+        {
+            for (final Communicator c : comms)
+            {
+                c.close();
+            }
+        }
+    }
+
     @Test
     void shouldPlaceRanksOnTheDevicesTheContextNames()
     {

@@ -160,6 +160,13 @@ public interface CudaApi
     long function(long module, String name);
 
     /**
+     * @param function a function from {@link #function}.
+     * @return the most threads a block of it may have ({@code CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK}: the kernel's
+     *         launch bound, or fewer where its registers or shared memory allow fewer); a launch with more fails.
+     */
+    int maxThreadsPerBlock(long function);
+
+    /**
      * Launches a kernel with a 1-D grid.
      *
      * @param function    the kernel.

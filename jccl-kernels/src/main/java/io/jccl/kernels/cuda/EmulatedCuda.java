@@ -32,7 +32,11 @@ import java.util.regex.Pattern;
  */
 public final class EmulatedCuda implements CudaApi
 {
-    private static final Pattern ENTRY = Pattern.compile("\\.entry\\s+(\\w+)");
+    /** An entry, and its launch bound where it has one (what the driver reports as its most threads a block). */
+    private static final Pattern ENTRY =
+        Pattern.compile("\\.entry\\s+(\\w+)\\s*\\([^)]*\\)\\s*(?:\\.maxntid\\s+(\\d+))?");
+    /** The driver's limit on any block. */
+    private static final int MAX_THREADS = 1024;
     private static final int IPC_MAGIC = 0x6a63636c;
 
     private static final String SHARE_PREFIX = "jccl-emucuda-";
@@ -50,6 +54,7 @@ public final class EmulatedCuda implements CudaApi
     private final Map<Long, Long> wrapped = new ConcurrentHashMap<>();
     private final Map<Long, Event> events = new ConcurrentHashMap<>();
     private final Map<Long, String> functions = new ConcurrentHashMap<>();
+    private final Map<String, Integer> launchBounds = new ConcurrentHashMap<>();
     private final Map<Long, List<String>> modules = new ConcurrentHashMap<>();
     private final EmulatedStream defaultStream = new EmulatedStream();
     /** The kernel's own source built for the CPU, or null: launches of the interpreter run its Java model. */
@@ -425,6 +430,7 @@ public final class EmulatedCuda implements CudaApi
         while (m.find())
         {
             names.add(m.group(1));
+            launchBounds.put(m.group(1), m.group(2) == null ? MAX_THREADS : Integer.parseInt(m.group(2)));
         }
         final long handle = nextHandle.getAndIncrement();
         modules.put(handle, names);
@@ -449,6 +455,17 @@ public final class EmulatedCuda implements CudaApi
     }
 
     @Override
+    public int maxThreadsPerBlock(final long function)
+    {
+        final String name = functions.get(function);
+        if (name == null)
+        {
+            throw new JcclSystemException("emulated CUDA: cuFuncGetAttribute of an unknown function " + function);
+        }
+        return launchBounds.getOrDefault(name, MAX_THREADS);
+    }
+
+    @Override
     public void launch(final long function, final int blocks, final int threads, final int sharedBytes,
         final long stream, final long... args)
     {
@@ -457,7 +474,7 @@ public final class EmulatedCuda implements CudaApi
         {
             throw new JcclSystemException("emulated CUDA: launch of an unknown function " + function);
         }
-        if (blocks < 1 || threads < 1 || threads > 1024)
+        if (blocks < 1 || threads < 1 || threads > maxThreadsPerBlock(function))
         {
             throw new JcclSystemException("emulated CUDA: cuLaunchKernel(" + name + ", blocks=" + blocks +
                 ", threads=" + threads + ") failed: CUDA_ERROR_INVALID_VALUE");

@@ -62,6 +62,7 @@ public final class JCudaApi implements CudaApi
     private final ConcurrentHashMap<Long, CUevent> events = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, CUmodule> modules = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, CUfunction> functions = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, Integer> maxThreadsPerBlock = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, CUcontext> primaryContexts = new ConcurrentHashMap<>();
 
     /**
@@ -444,14 +445,27 @@ public final class JCudaApi implements CudaApi
         }
         // under lazy loading (CUDA 12.2 on) the handle may be only partly loaded, and the driver would finish loading
         // it at the first launch, waiting for the device to be idle; reading an attribute loads it now
-        final int[] registers = new int[1];
-        final int loaded = JCudaDriver.cuFuncGetAttribute(registers, CUfunction_attribute.CU_FUNC_ATTRIBUTE_NUM_REGS,
-            function);
+        final int[] maxThreads = new int[1];
+        final int loaded = JCudaDriver.cuFuncGetAttribute(maxThreads,
+            CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function);
         if (loaded != CUresult.CUDA_SUCCESS)
         {
-            throw failure("cuFuncGetAttribute(" + name + ", CU_FUNC_ATTRIBUTE_NUM_REGS)", loaded);
+            throw failure("cuFuncGetAttribute(" + name + ", CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)", loaded);
         }
-        return register(functions, function);
+        final long handle = register(functions, function);
+        maxThreadsPerBlock.put(handle, maxThreads[0]);
+        return handle;
+    }
+
+    @Override
+    public int maxThreadsPerBlock(final long function)
+    {
+        final Integer max = maxThreadsPerBlock.get(function);
+        if (max == null)
+        {
+            throw new JcclInvalidArgumentException("function " + function + " is not a loaded function");
+        }
+        return max;
     }
 
     @Override

@@ -9,6 +9,10 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,11 +23,19 @@ import static org.junit.jupiter.api.Assertions.fail;
  * A CUDA 12 driver would load every shipped PTX: each declares a PTX ISA {@code .version} of at most 8.0 (nvcc 13
  * writes 9.0, which only CUDA 13 drivers take; build-ptx.sh rewrites it) and assembles for sm_75 (nvcc 13's oldest
  * target), sm_80 and sm_90 with the PTX compiler in JCuda's natives, which is CUDA 12.0's and needs no driver or GPU:
- * it refuses what a CUDA 12.0 driver's JIT would refuse.
+ * it refuses what a CUDA 12.0 driver's JIT would refuse. Each kernel's registers, read from the compiler's verbose
+ * log, must let a block of its most threads launch (its {@code .maxntid} launch bound, else the driver's 1024):
+ * registers per thread (allocated in eights) times threads, in warps, within an SM's 64 Ki registers.
  */
 class PtxAssemblyTest
 {
     private static final String[] ARCHITECTURES = { "sm_75", "sm_80", "sm_90" };
+    /** Registers one block may use on sm_75 to sm_90. */
+    private static final int REGISTERS_PER_BLOCK = 64 * 1024;
+    private static final Pattern ENTRY =
+        Pattern.compile("\\.entry\\s+(\\w+)\\s*\\([^)]*\\)\\s*(?:\\.maxntid\\s+(\\d+))?");
+    private static final Pattern COMPILING = Pattern.compile("Compiling entry function '(\\w+)'");
+    private static final Pattern USED = Pattern.compile("Used (\\d+) registers");
 
     static Stream<Arguments> shippedPtxAndArchitectures()
     {
@@ -51,13 +63,31 @@ class PtxAssemblyTest
     @MethodSource("shippedPtxAndArchitectures")
     void shouldAssembleWithCuda12PtxCompilerWhenShipped(final String base, final String architecture)
     {
-        final byte[] ptx = new PtxResources().load(base).getBytes(StandardCharsets.UTF_8);
-        final String error = assemble(ptx, architecture);
+        final String text = new PtxResources().load(base);
+        final String[] log = new String[1];
+        final String error = assemble(text.getBytes(StandardCharsets.UTF_8), architecture, log);
         if (error != null)
         {
             fail(base + ".ptx does not assemble for " + architecture + " with JCuda's PTX compiler (CUDA " +
                 compilerVersion() + "): " + error);
         }
+        final Map<String, Integer> registers = registers(log[0]);
+        final Matcher entry = ENTRY.matcher(text);
+        int entries = 0;
+        while (entry.find())
+        {
+            entries++;
+            final String name = entry.group(1);
+            final int threads = entry.group(2) == null ? 1024 : Integer.parseInt(entry.group(2));
+            final Integer used = registers.get(name);
+            assertTrue(used != null, () -> "no register count for " + name + " in the compiler's log");
+            final long perBlock = (used + 7L) / 8 * 8 * ((threads + 31) / 32 * 32);
+            assertTrue(perBlock <= REGISTERS_PER_BLOCK, () -> base + ".ptx " + name + " on " + architecture + ": " +
+                used + " registers x " + threads + " threads = " + perBlock + " > " + REGISTERS_PER_BLOCK +
+                ": a block of its most threads would not launch (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES); give it a " +
+                "launch bound");
+        }
+        assertEquals(entries, registers.size(), "register counts for every entry, and only those");
     }
 
     @Test
@@ -72,13 +102,22 @@ class PtxAssemblyTest
     /** @return null when the PTX assembles, else the compiler's result and error log. */
     private static String assemble(final byte[] ptx, final String architecture)
     {
+        return assemble(ptx, architecture, new String[1]);
+    }
+
+    /**
+     * @param info gets the compiler's verbose info log when the PTX assembles.
+     * @return null when the PTX assembles, else the compiler's result and error log.
+     */
+    private static String assemble(final byte[] ptx, final String architecture, final String[] info)
+    {
         final nvPTXCompilerHandle compiler = new nvPTXCompilerHandle();
         assertEquals(nvPTXCompileResult.NVPTXCOMPILE_SUCCESS,
             JNvPTXCompiler.nvPTXCompilerCreate(compiler, ptx.length, ptx), "nvPTXCompilerCreate");
         try
         {
-            final int result = JNvPTXCompiler.nvPTXCompilerCompile(compiler, 1,
-                new String[] { "--gpu-name=" + architecture });
+            final int result = JNvPTXCompiler.nvPTXCompilerCompile(compiler, 2,
+                new String[] { "--gpu-name=" + architecture, "--verbose" });
             if (result != nvPTXCompileResult.NVPTXCOMPILE_SUCCESS)
             {
                 return nvPTXCompileResult.stringFor(result) + "\n" + errorLog(compiler);
@@ -87,12 +126,59 @@ class PtxAssemblyTest
             assertEquals(nvPTXCompileResult.NVPTXCOMPILE_SUCCESS,
                 JNvPTXCompiler.nvPTXCompilerGetCompiledProgramSize(compiler, size));
             assertTrue(size[0] > 0, "the compiler produced an empty program");
+            info[0] = infoLog(compiler);
             return null;
         }
         finally
         {
             JNvPTXCompiler.nvPTXCompilerDestroy(compiler);
         }
+    }
+
+    /** @return each entry's registers, from a verbose log: "Compiling entry function 'k'" ... "Used N registers". */
+    private static Map<String, Integer> registers(final String log)
+    {
+        final Map<String, Integer> registers = new HashMap<>();
+        String entry = null;
+        for (final String line : log.split("\n"))
+        {
+            final Matcher compiling = COMPILING.matcher(line);
+            if (compiling.find())
+            {
+                entry = compiling.group(1);
+                continue;
+            }
+            final Matcher used = USED.matcher(line);
+            if (entry != null && used.find())
+            {
+                registers.put(entry, Integer.parseInt(used.group(1)));
+                entry = null;
+            }
+        }
+        return registers;
+    }
+
+    private static String infoLog(final nvPTXCompilerHandle compiler)
+    {
+        final long[] size = new long[1];
+        if (JNvPTXCompiler.nvPTXCompilerGetInfoLogSize(compiler, size) != nvPTXCompileResult.NVPTXCOMPILE_SUCCESS ||
+            size[0] <= 0)
+        {
+            return "";
+        }
+        final byte[] log = new byte[(int)size[0]];
+        JNvPTXCompiler.nvPTXCompilerGetInfoLog(compiler, log);
+        return text(log);
+    }
+
+    private static String text(final byte[] log)
+    {
+        int length = log.length;
+        while (length > 0 && log[length - 1] == 0)
+        {
+            length--;
+        }
+        return new String(log, 0, length, StandardCharsets.UTF_8);
     }
 
     private static String errorLog(final nvPTXCompilerHandle compiler)
@@ -105,12 +191,7 @@ class PtxAssemblyTest
         }
         final byte[] log = new byte[(int)size[0]];
         JNvPTXCompiler.nvPTXCompilerGetErrorLog(compiler, log);
-        int length = log.length;
-        while (length > 0 && log[length - 1] == 0)
-        {
-            length--;
-        }
-        return new String(log, 0, length, StandardCharsets.UTF_8);
+        return text(log);
     }
 
     private static String compilerVersion()
