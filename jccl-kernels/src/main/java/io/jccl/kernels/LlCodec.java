@@ -23,6 +23,11 @@ public final class LlCodec
     public static final int LL128_LINE = 128;
     /** Data bytes of an LL128 line; its last 8 bytes are the flag. */
     public static final int LL128_LINE_DATA = 120;
+    /**
+     * LL's flags run from 1 to this: never 0, which memory no sender wrote holds, and a FIFO's slot sequence k has
+     * flag {@code k % LL_FLAG_PERIOD + 1} ({@link #llFlag}).
+     */
+    public static final long LL_FLAG_PERIOD = 1L << 31;
 
     private LlCodec()
     {
@@ -61,6 +66,47 @@ public final class LlCodec
         {
             UnsafeApi.putLongRelease(null, wire + (i << 3), high | (UnsafeApi.getInt(payload + (i << 2)) &
                 0xFFFF_FFFFL));
+        }
+    }
+
+    /**
+     * @param slot a FIFO's slot sequence number (its tail or head).
+     * @return the flag of that slot's LL words.
+     */
+    public static int llFlag(final long slot)
+    {
+        return (int)((slot & (LL_FLAG_PERIOD - 1)) + 1);
+    }
+
+    /**
+     * Whether a sender writes the whole of this slot ({@link #fillWords} past its data). LL words past a slot's data
+     * keep what an earlier, longer slot left there; a flag repeats every {@link #LL_FLAG_PERIOD} slots, so a word left
+     * exactly that many slots before would read as arrived. Twice a period, for one turn of the ring, every word of
+     * every slot is written: no word a receiver polls is then older than a period.
+     *
+     * @param slot  the slot sequence number.
+     * @param slots the slots of the FIFO's ring.
+     * @return true for the last {@code slots} slots of each half period.
+     */
+    public static boolean llFillsSlot(final long slot, final int slots)
+    {
+        return (slot & (LL_FLAG_PERIOD / 2 - 1)) >= LL_FLAG_PERIOD / 2 - slots;
+    }
+
+    /**
+     * Writes LL words that carry the flag and no data.
+     *
+     * @param wire the slot's words.
+     * @param from the first word to write.
+     * @param to   the word after the last.
+     * @param flag the slot's flag.
+     */
+    public static void fillWords(final long wire, final long from, final long to, final int flag)
+    {
+        final long word = (long)flag << 32;
+        for (long i = from; i < to; i++)
+        {
+            UnsafeApi.putLongRelease(null, wire + (i << 3), word);
         }
     }
 

@@ -197,15 +197,46 @@ public final class MemoryFifo implements HostConnection, AutoCloseable
         device.free(receiver.staging);
     }
 
-    private long wireSlot(final long slot)
+    /** @return where slot sequence {@code slot}'s data lies on the wire. */
+    long wireSlot(final long slot)
     {
         return base + FifoDescriptor.dataOffset(slot, wireSlotLength);
     }
 
-    /** @return the flag of slot sequence {@code slot}: never 0, and different from the flag the slot had before. */
+    /** @return where slot sequence {@code slot}'s header lies. */
+    long headerAddress(final long slot)
+    {
+        return base + FifoDescriptor.headerOffset(slot);
+    }
+
+    /**
+     * @return the flag of slot sequence {@code slot} in SIMPLE's ready word and LL128's lines (64 bits each): never
+     *         0, never repeated. LL's 32-bit flags are {@link LlCodec#llFlag}'s.
+     */
     private static long flag(final long slot)
     {
-        return (slot + 1) & 0xFFFF_FFFFL;
+        return slot + 1;
+    }
+
+    /**
+     * Moves both ends, idle, to slot sequence {@code slot}, as if that many slots had passed (a test hook: the
+     * flags' wrap-around is reached in a test, not after billions of slots).
+     *
+     * @param slot the next slot of both ends.
+     * @throws IllegalStateException if a slot is in flight.
+     */
+    void restartAt(final long slot)
+    {
+        if (sender.tail != receiver.head || receiver.complete)
+        {
+            throw new IllegalStateException("slots in flight: tail " + sender.tail + ", head " + receiver.head);
+        }
+        sender.tail = slot;
+        sender.cachedHead = slot;
+        sender.directTail = slot;
+        receiver.head = slot;
+        UnsafeApi.putLongRelease(null, base + TAIL_OFFSET, slot);
+        UnsafeApi.putLongRelease(null, base + HEAD_OFFSET, slot);
     }
 
     private final class Sender implements SendConnector
@@ -379,7 +410,13 @@ public final class MemoryFifo implements HostConnection, AutoCloseable
         /** Every 4 data bytes travel with the flag in one 64-bit release-store (the header was written before). */
         private void encodeLl(final int length)
         {
-            LlCodec.packWords(staging, wireSlot(tail), LlCodec.llWords(length), (int)flag(tail));
+            final int words = LlCodec.llWords(length);
+            final int flag = LlCodec.llFlag(tail);
+            LlCodec.packWords(staging, wireSlot(tail), words, flag);
+            if (LlCodec.llFillsSlot(tail, SLOTS))
+            {
+                LlCodec.fillWords(wireSlot(tail), words, wireSlotLength / LlCodec.LL_WORD, flag);
+            }
         }
 
         /** 120 data bytes per line, then the line's flag with release. */
@@ -440,7 +477,7 @@ public final class MemoryFifo implements HostConnection, AutoCloseable
             final long wire = wireSlot(head);
             if (protocol == Protocol.LL)
             {
-                final int expected = (int)flag(head);
+                final int expected = LlCodec.llFlag(head);
                 if (decodedUnits == 0 && LlCodec.arrivedWords(wire, 0, 1, expected) == 0)
                 {
                     return false;
