@@ -167,6 +167,21 @@ __device__ __forceinline__ void loadLlWord(const uint32_t* w, uint32_t* data, ui
 #endif
 }
 
+// LL: the flag of a FIFO's slot sequence number: 1..2^31, never 0 (memory no sender wrote)
+__device__ __forceinline__ uint32_t llFlag(uint64_t slot)
+{
+    return (uint32_t)((slot & ((1ull << jccl_wire::LL_FLAG_PERIOD_BITS) - 1)) + 1);
+}
+
+// LL: whether the sender of this slot writes all of it. Words past a slot's data keep what an earlier, longer slot
+// left, and a flag comes round again every period: for the last turn of the ring before each half period every word
+// of every slot is written, so none a receiver polls is older than a period (io.jccl.kernels.LlCodec.llFillsSlot)
+__device__ __forceinline__ bool llFillsSlot(uint64_t slot)
+{
+    constexpr uint64_t HALF = 1ull << (jccl_wire::LL_FLAG_PERIOD_BITS - 1);
+    return (slot & (HALF - 1)) >= HALF - SLOTS;
+}
+
 __device__ __forceinline__ uint64_t wireSlotBytes(int proto, uint64_t payload)
 {
     return proto == PROTO_LL ? payload * 2 : payload;
@@ -289,6 +304,17 @@ __device__ __forceinline__ void sendUnit(char* wire, uint64_t unit, Unit u, uint
     uint32_t* w = (uint32_t*)(wire + unit * 16);
     storeLlWord(w, u.u32[0], flag);
     storeLlWord(w + 2, u.u32[1], flag);
+}
+
+// LL units [from, to) of a slot's wire: the flag and no data
+__device__ __forceinline__ void fillUnits(char* wire, uint64_t from, uint64_t to, uint32_t flag)
+{
+    Unit zero;
+    zero.u64 = 0;
+    for (uint64_t unit = from + threadIdx.x; unit < to; unit += blockDim.x)
+    {
+        sendUnit(wire, unit, zero, flag);
+    }
 }
 
 // returns false when the abort flag was seen while waiting
@@ -517,8 +543,9 @@ __device__ void interpret(const Launch* L)
                 const uint64_t outSlot = sendTail % SLOTS;
                 const char* inData = receives ? recvFifo + FIFO_DATA + inSlot * wireSlot : nullptr;
                 char* outData = sends ? sendFifo + FIFO_DATA + outSlot * wireSlot : nullptr;
-                const uint32_t inFlag = (uint32_t)(recvHead + 1);
-                const uint32_t outFlag = (uint32_t)(sendTail + 1);
+                const uint32_t inFlag = llFlag(recvHead);
+                const uint32_t outFlag = llFlag(sendTail);
+                const bool fills = PROTO == PROTO_LL && sends && llFillsSlot(sendTail);
                 uint64_t offset = 0;
                 bool ok = true;
                 for (int j = 0; j < chunkCount && ok; j++)
@@ -549,7 +576,16 @@ __device__ void interpret(const Launch* L)
                                 outData + 2 * offset, outFlag, bytes, s);
                         }
                     }
+                    if (fills)
+                    {
+                        // the region's padding up to the next region
+                        fillUnits(outData + 2 * offset, (bytes + 7) / 8, alignUp(bytes) / 8, outFlag);
+                    }
                     offset += alignUp(bytes);
+                }
+                if (fills && ok)
+                {
+                    fillUnits(outData, offset / 8, L->payloadBytes / 8, outFlag);
                 }
                 if (!ok)
                 {

@@ -49,6 +49,7 @@ constexpr long long RANK_TABLE_BYTES = 72;
 constexpr long long FLAG_PREMUL_SOURCE = 1;
 constexpr long long FLAG_PREMUL_DESTINATION = 2;
 constexpr long long SLOTS = 8;
+constexpr long long LL_FLAG_PERIOD_BITS = 31;
 constexpr long long FIFO_TAIL = 0;
 constexpr long long FIFO_HEAD = 64;
 constexpr long long FIFO_HEADERS = 128;

@@ -12,6 +12,7 @@ import io.jccl.transport.Link;
 import io.jccl.transport.cuda.CudaProxy;
 import io.jccl.transport.cuda.CudaTransport;
 import io.jccl.transport.cuda.DeviceConnection;
+import org.agrona.UnsafeApi;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -240,6 +241,29 @@ final class CudaGroup
         {
             // both local ranks of a link ask for it: they must get one FIFO
             return connections.computeIfAbsent(link.key(), k -> cudaTransport.connect(link, transport.placement()));
+        }
+    }
+
+    /**
+     * Moves every FIFO of this process's ranks, all idle, to slot sequence {@code slot}, as if that many slots had
+     * passed (a test hook: LL's flags wrap in a test, not after billions of slots).
+     *
+     * @param slot the next slot of every FIFO.
+     * @throws IllegalStateException where a FIFO has a proxy (its count is the proxy's too).
+     */
+    void restartFifosAt(final long slot)
+    {
+        synchronized (connections)
+        {
+            for (final DeviceConnection connection : connections.values())
+            {
+                if (connection.proxy() != null)
+                {
+                    throw new IllegalStateException("a FIFO to another process: its proxy counts slots too");
+                }
+                UnsafeApi.putLongVolatile(null, connection.fifo() + DeviceLayout.FIFO_TAIL, slot);
+                UnsafeApi.putLongVolatile(null, connection.fifo() + DeviceLayout.FIFO_HEAD, slot);
+            }
         }
     }
 

@@ -618,6 +618,12 @@ final class LocalCommunicator implements Communicator
         return BufferUtil.address(host.byteBuffer()) + host.offset();
     }
 
+    /** @return this rank's group (tests reach its device FIFOs through it). */
+    CommGroup group()
+    {
+        return group;
+    }
+
     /** @return the settings of this rank's group. */
     Context context()
     {

@@ -98,6 +98,8 @@ final class DeviceWire
     static final int FLAG_PREMUL_DESTINATION = 2;
     /** SLOTS. */
     static final int SLOTS = 8;
+    /** LL_FLAG_PERIOD_BITS. */
+    static final int LL_FLAG_PERIOD_BITS = 31;
     /** FIFO_TAIL. */
     static final int FIFO_TAIL = 0;
     /** FIFO_HEAD. */

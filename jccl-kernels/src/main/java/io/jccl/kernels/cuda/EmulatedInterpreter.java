@@ -235,6 +235,7 @@ final class EmulatedInterpreter
             {
                 return false;
             }
+            final boolean fills = protocol != 0 && outSlot != 0 && LlCodec.llFillsSlot(sendTail, SLOTS);
             long offset = 0;
             for (int j = 0; j < chunkCount; j++)
             {
@@ -261,10 +262,20 @@ final class EmulatedInterpreter
                     region(op, in, src, premulSrc, dst, premulDst, out, bytes);
                     if (protocol != 0 && outSlot != 0)
                     {
-                        pack(outSlot + 2 * offset, bytes, (int)(sendTail + 1));
+                        pack(outSlot + 2 * offset, bytes, LlCodec.llFlag(sendTail));
                     }
                 }
+                if (fills)
+                {
+                    // the region's padding up to the next region, 2 words a unit of 8 bytes, as the kernel's
+                    LlCodec.fillWords(outSlot + 2 * offset, (bytes + 7) / 8 * 2, alignRegion(bytes) / 8 * 2,
+                        LlCodec.llFlag(sendTail));
+                }
                 offset += alignRegion(bytes);
+            }
+            if (fills)
+            {
+                LlCodec.fillWords(outSlot, offset / 8 * 2, payloadBytes / 8 * 2, LlCodec.llFlag(sendTail));
             }
             if (receives(op) && protocol == 0 &&
                 UnsafeApi.getLongVolatile(null, recvFifo + FIFO_HEADERS + (recvHead % SLOTS) * 16) != offset)
@@ -336,7 +347,7 @@ final class EmulatedInterpreter
         /** @return true when every LL word of the step's chunks carries the slot's flag. */
         private boolean arrived(final long wire, final int chunkCount, final int buffer, final int chunk)
         {
-            final int flag = (int)(recvHead + 1);
+            final int flag = LlCodec.llFlag(recvHead);
             long offset = 0;
             for (int j = 0; j < chunkCount; j++)
             {

@@ -37,6 +37,15 @@ class WireContractTest
         assertEquals(DeviceLayout.B_FIRST_BLOCK, DeviceWire.B_FIRST_BLOCK);
     }
 
+    /** The host FIFOs, the CUDA proxy and the model frame LL with LlCodec, the kernel with the contract's period. */
+    @Test
+    void shouldGiveLlCodecTheContractsFlagPeriod()
+    {
+        assertEquals(1L << DeviceWire.LL_FLAG_PERIOD_BITS, io.jccl.kernels.LlCodec.LL_FLAG_PERIOD);
+        assertEquals(1, io.jccl.kernels.LlCodec.llFlag(io.jccl.kernels.LlCodec.LL_FLAG_PERIOD));
+        assertEquals(0x8000_0000, io.jccl.kernels.LlCodec.llFlag(io.jccl.kernels.LlCodec.LL_FLAG_PERIOD - 1));
+    }
+
     @Test
     @Timeout(120)
     void shouldRegenerateBothSidesWhenAnOpcodeNumberChanges(@TempDir final Path root) throws Exception

@@ -118,7 +118,12 @@ public final class CudaProxy
             }
             else
             {
-                LlCodec.packWords(in, data, bytes / LlCodec.LL_WORD_DATA, (int)(count + 1));
+                final int flag = LlCodec.llFlag(count);
+                LlCodec.packWords(in, data, bytes / LlCodec.LL_WORD_DATA, flag);
+                if (LlCodec.llFillsSlot(count, SLOTS))
+                {
+                    LlCodec.fillWords(data, bytes / LlCodec.LL_WORD_DATA, wireSlot / LlCodec.LL_WORD, flag);
+                }
             }
             recv.release();
             UnsafeApi.putLongVolatile(null, fifo + FIFO_TAIL, ++count);
