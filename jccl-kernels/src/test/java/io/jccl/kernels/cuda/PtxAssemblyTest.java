@@ -160,38 +160,39 @@ class PtxAssemblyTest
 
     private static String infoLog(final nvPTXCompilerHandle compiler)
     {
-        final long[] size = new long[1];
-        if (JNvPTXCompiler.nvPTXCompilerGetInfoLogSize(compiler, size) != nvPTXCompileResult.NVPTXCOMPILE_SUCCESS ||
-            size[0] <= 0)
-        {
-            return "";
-        }
-        final byte[] log = new byte[(int)size[0]];
-        JNvPTXCompiler.nvPTXCompilerGetInfoLog(compiler, log);
-        return text(log);
+        return log(compiler, true, "");
     }
 
-    private static String text(final byte[] log)
+    private static String errorLog(final nvPTXCompilerHandle compiler)
     {
+        return log(compiler, false, "(no error log)");
+    }
+
+    /** @return the compiler's info or error log, without its trailing zeros; {@code none} when it has none. */
+    private static String log(final nvPTXCompilerHandle compiler, final boolean info, final String none)
+    {
+        final long[] size = new long[1];
+        final int sized = info ? JNvPTXCompiler.nvPTXCompilerGetInfoLogSize(compiler, size) :
+            JNvPTXCompiler.nvPTXCompilerGetErrorLogSize(compiler, size);
+        if (sized != nvPTXCompileResult.NVPTXCOMPILE_SUCCESS || size[0] <= 0)
+        {
+            return none;
+        }
+        final byte[] log = new byte[(int)size[0]];
+        if (info)
+        {
+            JNvPTXCompiler.nvPTXCompilerGetInfoLog(compiler, log);
+        }
+        else
+        {
+            JNvPTXCompiler.nvPTXCompilerGetErrorLog(compiler, log);
+        }
         int length = log.length;
         while (length > 0 && log[length - 1] == 0)
         {
             length--;
         }
         return new String(log, 0, length, StandardCharsets.UTF_8);
-    }
-
-    private static String errorLog(final nvPTXCompilerHandle compiler)
-    {
-        final long[] size = new long[1];
-        if (JNvPTXCompiler.nvPTXCompilerGetErrorLogSize(compiler, size) != nvPTXCompileResult.NVPTXCOMPILE_SUCCESS ||
-            size[0] <= 0)
-        {
-            return "(no error log)";
-        }
-        final byte[] log = new byte[(int)size[0]];
-        JNvPTXCompiler.nvPTXCompilerGetErrorLog(compiler, log);
-        return text(log);
     }
 
     private static String compilerVersion()
