@@ -329,6 +329,12 @@ final class GradientBuckets implements AutoCloseable
                 continue;
             }
             final NDArray weight = parameters[i].getArray();
+            if (weight.isReleased())
+            {
+                // the model was closed first: its tensors, gradients included, are gone
+                viewing[i] = false;
+                continue;
+            }
             try (NDArray gradient = weight.getGradient())
             {
                 if (!isView(gradient, i))

@@ -206,6 +206,47 @@ class InProcessTrainingTest
     }
 
     /**
+     * A model closed before its trainer (so before the sync's onTrainingEnd): the gradients that lived in the
+     * buckets died with the model, and closing the sync frees the buckets without touching them.
+     */
+    @Test
+    @Timeout(60)
+    void shouldCloseQuietlyWhenTheModelWasClosedFirst()
+    {
+        final Communicator[] comms = Jccl.initAll(1);
+        try
+        {
+            final JcclGradientSync sync = JcclGradientSync.of(comms[0]);
+            final ai.djl.Model model = ai.djl.Model.newInstance("closed-first", ai.djl.Device.cpu(), "PyTorch");
+            model.setBlock(TrainingRun.block("mlp", 8));
+            final ai.djl.training.Trainer trainer = model.newTrainer(new ai.djl.training.DefaultTrainingConfig(
+                ai.djl.training.loss.Loss.l2Loss()).optDevices(new ai.djl.Device[] {ai.djl.Device.cpu()})
+                .addTrainingListeners(sync));
+            trainer.initialize(new Shape(1, TrainingRun.FEATURES));
+            try (NDManager manager = trainer.getManager().newSubManager())
+            {
+                for (int step = 0; step < 2; step++)
+                {
+                    final ai.djl.training.dataset.Batch batch = new ai.djl.training.dataset.Batch(manager,
+                        new ai.djl.ndarray.NDList(manager.ones(new Shape(4, TrainingRun.FEATURES))),
+                        new ai.djl.ndarray.NDList(manager.zeros(new Shape(4, 1))), 4,
+                        ai.djl.translate.Batchifier.STACK, ai.djl.translate.Batchifier.STACK, step, 2);
+                    sync.trainBatch(trainer, batch);
+                    trainer.step();
+                }
+            }
+            assertEquals(4, sync.gradientsInBuckets());
+            model.close();
+            trainer.close();
+            assertEquals(0, sync.gradientsInBuckets());
+        }
+        finally
+        {
+            comms[0].close();
+        }
+    }
+
+    /**
      * The sync writes averages into the arrays' own memory: later changes to jccl's buffer must not reach them (as
      * they would through {@code NDArray.set(ByteBuffer)}, which on PyTorch makes the buffer the tensor's storage).
      */
