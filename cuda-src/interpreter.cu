@@ -637,7 +637,7 @@ __device__ void interpret(const Launch* L)
 } // namespace
 
 #define JCCL_INTERP_OP(proto, protoId, tname, ctype, opname, opId)                                                  \
-    extern "C" __global__ void __launch_bounds__(JCCL_INTERP_MAX_THREADS, 1)                                          \
+    extern "C" __global__ void __launch_bounds__(JCCL_INTERP_MAX_THREADS, 1)                                        \
     jccl_interp_##proto##_##tname##_##opname(const Launch* launch)                                                  \
     {                                                                                                               \
         interpret<protoId, ctype, opId>(launch);                                                                    \
@@ -656,7 +656,7 @@ __device__ void interpret(const Launch* L)
 #include "jccl_types.def"
 
 #define JCCL_PROTO(proto, protoId)                                                                                  \
-    extern "C" __global__ void __launch_bounds__(JCCL_INTERP_MAX_THREADS, 1) jccl_interp_##proto##_copy(               \
+    extern "C" __global__ void __launch_bounds__(JCCL_INTERP_MAX_THREADS, 1) jccl_interp_##proto##_copy(            \
         const Launch* launch)                                                                                       \
     {                                                                                                               \
         interpret<protoId, unsigned char, OPS_NONE>(launch);                                                        \
