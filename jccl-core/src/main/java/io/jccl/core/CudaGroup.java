@@ -245,6 +245,25 @@ final class CudaGroup
     }
 
     /**
+     * Refuses a caller's stream that is capturing a CUDA graph: a rank's kernel waits on its peers' kernels and the
+     * host drives the FIFOs to other processes, which a graph replayed later cannot do.
+     *
+     * @param stream the call's stream.
+     * @param call   what the call is, for the message.
+     * @throws JcclInvalidUsageException if the stream is capturing.
+     */
+    void checkNotCapturing(final io.jccl.Stream stream, final String call)
+    {
+        final long handle = stream.nativeHandle();
+        if (handle != 0 && api.streamCapturing(api.wrapStream(handle)))
+        {
+            throw new JcclInvalidUsageException("stream " + stream + " is capturing a CUDA graph (" + call + "): " +
+                "jccl's kernels wait on their peers' kernels and are driven from the host, so a call cannot be " +
+                "captured; make it outside the capture");
+        }
+    }
+
+    /**
      * Moves every FIFO of this process's ranks, all idle, to slot sequence {@code slot}, as if that many slots had
      * passed (a test hook: LL's flags wrap in a test, not after billions of slots).
      *

@@ -186,6 +186,10 @@ final class LocalCommunicator implements Communicator
         checkUsable();
         CallValidator.validate(collective, send, recv, count, type, op, root, stream, rank, size(),
             group.cuda == null ? null : group.cuda.device(rank));
+        if (group.cuda != null)
+        {
+            group.cuda.checkNotCapturing(stream, Names.of(collective));
+        }
         final Call call = new Call(this, collective, send, recv, count, type, op, root,
             CallValidator.isInPlace(collective, send, recv, count, type, rank), stream);
         if (!Group.hold(call))

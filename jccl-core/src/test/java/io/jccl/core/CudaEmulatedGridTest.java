@@ -297,6 +297,28 @@ class CudaEmulatedGridTest
         }
     }
 
+    /** A call on a stream that captures a CUDA graph is refused before anything is queued, naming the stream. */
+    @Test
+    void shouldRefuseAStreamCapturingACudaGraph()
+    {
+        final EmulatedCuda cuda = new EmulatedCuda();
+        final Communicator[] comms = Jccl.initAll(new Context().cuda(cuda), 2);
+        try
+        {
+            final Stream stream = Stream.wrapNative(0x7200_0000L);
+            cuda.capture(cuda.wrapStream(stream.nativeHandle()), true);
+            final Buffer b = DeviceBuffer.of(cuda.malloc(4096), 4096, 0);
+            final JcclInvalidUsageException collective = assertThrows(JcclInvalidUsageException.class,
+                () -> comms[0].allReduce(b, b, 1024, DataType.FLOAT32, ReduceOp.SUM, stream));
+            assertTrue(collective.getMessage().startsWith("stream " + stream + " is capturing a CUDA graph " +
+                "(allReduce)"), collective.getMessage());
+        }
+        finally
+        {
+            abortAndClose(comms);
+        }
+    }
+
     /**
      * JCCL_NTHREADS allows 640 threads, but the interpreter's launch bound is 512 (the double refuses a launch above
      * a kernel's {@code .maxntid}, as the driver does): the launcher clamps to the function's own limit.

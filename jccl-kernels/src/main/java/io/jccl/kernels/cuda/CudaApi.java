@@ -103,6 +103,13 @@ public interface CudaApi
      */
     long wrapStream(long nativeHandle);
 
+    /**
+     * @param stream a stream ({@link #wrapStream} of a caller's).
+     * @return whether work queued on it now is captured into a CUDA graph instead of run
+     *         ({@code cuStreamIsCapturing}).
+     */
+    boolean streamCapturing(long stream);
+
     /** @param stream a stream to destroy; 0 is ignored. */
     void streamDestroy(long stream);
 

@@ -612,6 +612,23 @@ public final class EmulatedCuda implements CudaApi
     }
 
     /**
+     * Marks a stream as capturing into a CUDA graph or not (a test hook, as {@code cudaStreamBeginCapture} would).
+     *
+     * @param stream    a stream handle.
+     * @param capturing whether it captures.
+     */
+    public void capture(final long stream, final boolean capturing)
+    {
+        stream(stream).capturing = capturing;
+    }
+
+    @Override
+    public boolean streamCapturing(final long stream)
+    {
+        return stream(stream).capturing;
+    }
+
+    /**
      * Runs queued work as far as it goes, if no other thread is doing so.
      *
      * @return operations completed.
@@ -767,6 +784,7 @@ public final class EmulatedCuda implements CudaApi
     {
         private final ArrayDeque<Operation> queue = new ArrayDeque<>();
         volatile boolean held;
+        volatile boolean capturing;
 
         synchronized void add(final Operation op)
         {

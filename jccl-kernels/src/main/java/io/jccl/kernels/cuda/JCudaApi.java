@@ -272,6 +272,19 @@ public final class JCudaApi implements CudaApi
         return wrappedStreams.computeIfAbsent(nativeHandle, n -> register(streams, foreignStream(n)));
     }
 
+    @Override
+    public boolean streamCapturing(final long stream)
+    {
+        final int[] status = new int[1];
+        final int result = JCudaDriver.cuStreamIsCapturing(stream == 0 ? null : lookup(streams, stream, "stream"),
+            status);
+        if (result != CUresult.CUDA_SUCCESS)
+        {
+            throw failure("cuStreamIsCapturing(stream=" + stream + ")", result);
+        }
+        return status[0] != jcuda.driver.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE;
+    }
+
     /**
      * @return a CUstream over a raw handle: JCuda offers no public constructor from an address, so its private
      *         native pointer is set by reflection (as for IPC handles; no JVM flag is needed)
