@@ -142,6 +142,24 @@ __device__ __forceinline__ bool aborted(const Launch* L)
 #endif
 }
 
+// LL: whether the slot a receiver waits for came from another call: its sender published it whole (the tail passed
+// it) under a header whose tag is not this call's. Then the error word says so and the whole launch stops.
+__device__ __forceinline__ bool otherCall(const Launch* L, const char* fifo, uint64_t head)
+{
+    if (loadVolatile((const uint64_t*)(fifo + FIFO_TAIL)) <= head)
+    {
+        return false;
+    }
+    __threadfence_system();
+    if (loadVolatile((const uint64_t*)(fifo + FIFO_HEADERS + (head % SLOTS) * 16) + 1) == L->tag)
+    {
+        return false;
+    }
+    *(volatile uint64_t*)L->errorAddr = ERROR_TAG;
+    *(volatile uint32_t*)L->abortAddr = 1;
+    return true;
+}
+
 // one LL word: 4 data bytes and their flag, written and read as one 8-byte access, so a flag is never seen without
 // its data
 __device__ __forceinline__ void storeLlWord(uint32_t* w, uint32_t data, uint32_t flag)
@@ -317,8 +335,9 @@ __device__ __forceinline__ void fillUnits(char* wire, uint64_t from, uint64_t to
     }
 }
 
-// returns false when the abort flag was seen while waiting
-__device__ __forceinline__ bool recvUnit(const Launch* L, const char* wire, uint64_t unit, uint32_t flag, Unit* u)
+// returns false when the abort flag was seen while waiting, or the slot turned out to be another call's
+__device__ __forceinline__ bool recvUnit(const Launch* L, const char* wire, uint64_t unit, uint32_t flag, Unit* u,
+    const char* fifo, uint64_t head)
 {
     const uint32_t* w = (const uint32_t*)(wire + unit * 16);
     for (int k = 0; k < 2; k++)
@@ -332,7 +351,7 @@ __device__ __forceinline__ bool recvUnit(const Launch* L, const char* wire, uint
             {
                 spins = 0;
                 JCCL_SPIN_PAUSE();
-                if (aborted(L))
+                if (aborted(L) || otherCall(L, fifo, head))
                 {
                     return false;
                 }
@@ -346,7 +365,8 @@ __device__ __forceinline__ bool recvUnit(const Launch* L, const char* wire, uint
 
 template<typename T, int OP>
 __device__ bool llRegion(const Launch* L, int op, const char* inWire, uint32_t inFlag, const char* src,
-    bool premulSrc, char* dst, bool premulDst, char* outWire, uint32_t outFlag, uint64_t bytes, jccl_scalar s)
+    bool premulSrc, char* dst, bool premulDst, char* outWire, uint32_t outFlag, uint64_t bytes, jccl_scalar s,
+    const char* recvFifo, uint64_t recvHead)
 {
     constexpr uint64_t PER = 8 / sizeof(T);
     const uint64_t units = (bytes + 7) / 8;
@@ -359,7 +379,7 @@ __device__ bool llRegion(const Launch* L, int op, const char* inWire, uint32_t i
         if (op == RECV || op == RECV_COPY_SEND || op == RECV_REDUCE_SEND || op == RECV_REDUCE_COPY ||
             op == RECV_REDUCE_COPY_SEND || op == RECV_REDUCE_COPY_REVERSED)
         {
-            if (!recvUnit(L, inWire, unit, inFlag, &in))
+            if (!recvUnit(L, inWire, unit, inFlag, &in, recvFifo, recvHead))
             {
                 return false;
             }
@@ -573,7 +593,7 @@ __device__ void interpret(const Launch* L)
                         else
                         {
                             ok = llRegion<T, OP>(L, op, inData + 2 * offset, inFlag, src, premulSrc, dst, premulDst,
-                                outData + 2 * offset, outFlag, bytes, s);
+                                outData + 2 * offset, outFlag, bytes, s, recvFifo, recvHead);
                         }
                     }
                     if (fills)
@@ -591,7 +611,28 @@ __device__ void interpret(const Launch* L)
                 {
                     stop = 1;
                 }
-                if (threadIdx.x == 0 && receives && PROTO == PROTO_SIMPLE &&
+                if (threadIdx.x == 0 && receives && PROTO == PROTO_LL && !stop)
+                {
+                    // LL's data comes without the tail: the slot's header (the call's tag, its length) is checked
+                    // once the sender has published the slot whole, as SIMPLE checks it before reading
+                    int spins = 0;
+                    while (loadVolatile((const uint64_t*)(recvFifo + FIFO_TAIL)) <= recvHead && !stop)
+                    {
+                        if (++spins == 1024)
+                        {
+                            spins = 0;
+                            stop = aborted(L);
+                            JCCL_SPIN_PAUSE();
+                        }
+                    }
+                    __threadfence_system();
+                    if (!stop && loadVolatile((const uint64_t*)(recvFifo + FIFO_HEADERS + inSlot * 16) + 1) != L->tag)
+                    {
+                        *(volatile uint64_t*)L->errorAddr = ERROR_TAG;
+                        stop = 1;
+                    }
+                }
+                if (threadIdx.x == 0 && receives && !stop &&
                     loadVolatile((const uint64_t*)(recvFifo + FIFO_HEADERS + inSlot * 16)) != offset)
                 {
                     *(volatile uint64_t*)L->errorAddr = ERROR_LENGTH;

@@ -194,7 +194,9 @@ final class EmulatedInterpreter
                     return false;
                 }
             }
-            if (receives(op) && protocol == 0)
+            // LL too: the model reads a step once its sender has published it whole, header and all (the kernel
+            // reads LL words as they come and checks the header at the step's end)
+            if (receives(op))
             {
                 if (UnsafeApi.getLongVolatile(null, recvFifo + FIFO_TAIL) <= recvHead)
                 {
@@ -277,7 +279,7 @@ final class EmulatedInterpreter
             {
                 LlCodec.fillWords(outSlot, offset / 8 * 2, payloadBytes / 8 * 2, LlCodec.llFlag(sendTail));
             }
-            if (receives(op) && protocol == 0 &&
+            if (receives(op) &&
                 UnsafeApi.getLongVolatile(null, recvFifo + FIFO_HEADERS + (recvHead % SLOTS) * 16) != offset)
             {
                 fail(ERROR_LENGTH);
