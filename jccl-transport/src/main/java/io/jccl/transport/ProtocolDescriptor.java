@@ -15,7 +15,9 @@ import io.jccl.Protocol;
  * LL128   slot = 128-byte lines: | data (120 bytes) .................... | flag (8 bytes) |  x ceil(payload / 120)
  *         The flag is stored last, with release; a reader acquires it, then reads the line.
  * </pre>
- * Flags are the slot's sequence number plus one, so a reused slot never shows an old flag as new.
+ * SIMPLE's ready flag and LL128's line flags are the slot's sequence number plus one (64 bits: they never repeat).
+ * LL's 4-byte flags run 1..2^31 and repeat every 2^31 slots; twice a period a sender fills its slot to the end, so a
+ * word an older, longer slot left never shows its flag as new ({@link io.jccl.kernels.LlCodec#llFillsSlot}).
  */
 public final class ProtocolDescriptor
 {
