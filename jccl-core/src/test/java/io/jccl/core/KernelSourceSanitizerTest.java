@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * A read or write by the kernel or its launcher outside an allocation of the double's memory (whose allocations come
  * from malloc, so they carry the sanitizer's red zones), or of memory already freed, aborts that child with the
  * sanitizer's report, and the test fails showing it. Skipped, with the reason, where g++ or its sanitizer runtime is
- * absent.
+ * absent. Built without optimisation: g++ takes 6 s so, 35 s at -O1, and the grid's run is short either way.
  */
 class KernelSourceSanitizerTest
 {
@@ -37,7 +37,7 @@ class KernelSourceSanitizerTest
         try
         {
             library = HostBuiltInterpreter.compile(Path.of("..", "cuda-src"), Path.of("target", "kernel-source"),
-                "libjccl_interp_host_asan.so", List.of("-fsanitize=address", "-fno-omit-frame-pointer", "-g"));
+                "libjccl_interp_host_asan.so", List.of("-fsanitize=address", "-fno-omit-frame-pointer", "-g", "-O0"));
         }
         catch (final IOException ex)
         {
