@@ -149,8 +149,8 @@ final class GpuCheckCommand
         final long b = api.malloc(bytes);
         final long c = api.malloc(bytes);
         final long stream = api.streamCreate();
-        final long start = api.eventCreate();
-        final long end = api.eventCreate();
+        final long start = api.eventCreate(true);
+        final long end = api.eventCreate(true);
         try
         {
             // never time on zeros: 0x3f3f3f3f is 0.747 as a float
@@ -197,7 +197,7 @@ final class GpuCheckCommand
     {
         api.setDevice(0);
         final long stream = api.streamCreate();
-        final long done = api.eventCreate();
+        final long done = api.eventCreate(false);
         final long pinned = api.mallocHost(4096);
         final long device = api.malloc(4096);
         try

@@ -190,7 +190,8 @@ final class CudaExecution implements Execution
         api.setDevice(device);
         this.stream = stream;
         this.active = stream;
-        this.done = api.eventCreate();
+        // completion only: an event without timing records for less
+        this.done = api.eventCreate(false);
         this.staging = api.mallocHost(areaBytes);
         this.area = api.malloc(areaBytes);
         this.control = api.mallocHost(64);

@@ -116,8 +116,12 @@ public interface CudaApi
     /** @param stream waits until all work on the stream is complete. */
     void streamSynchronize(long stream);
 
-    /** @return a new event (timing enabled). */
-    long eventCreate();
+    /**
+     * @param timing whether {@link #eventElapsedMs} may measure with it; an event that only tells completion is
+     *               cheaper to record ({@code CU_EVENT_DISABLE_TIMING}).
+     * @return a new event.
+     */
+    long eventCreate(boolean timing);
 
     /** @param event an event to destroy; 0 is ignored. */
     void eventDestroy(long event);
@@ -135,8 +139,8 @@ public interface CudaApi
     boolean eventQuery(long event);
 
     /**
-     * @param start an event recorded and complete.
-     * @param end   a later event, complete.
+     * @param start an event made with timing, recorded and complete.
+     * @param end   a later one, complete.
      * @return milliseconds between them.
      */
     float eventElapsedMs(long start, long end);

@@ -365,10 +365,12 @@ public final class EmulatedCuda implements CudaApi
     }
 
     @Override
-    public long eventCreate()
+    public long eventCreate(final boolean timing)
     {
         final long handle = nextHandle.getAndIncrement();
-        events.put(handle, new Event());
+        final Event event = new Event();
+        event.timing = timing;
+        events.put(handle, event);
         return handle;
     }
 
@@ -405,6 +407,11 @@ public final class EmulatedCuda implements CudaApi
     @Override
     public float eventElapsedMs(final long start, final long end)
     {
+        if (!event(start).timing || !event(end).timing)
+        {
+            throw new JcclSystemException("emulated CUDA: cuEventElapsedTime failed: CUDA_ERROR_INVALID_HANDLE (an " +
+                "event made without timing)");
+        }
         return (event(end).atNanos - event(start).atNanos) / 1e6f;
     }
 
@@ -778,6 +785,7 @@ public final class EmulatedCuda implements CudaApi
     {
         final AtomicLong pending = new AtomicLong();
         volatile long atNanos;
+        boolean timing;
     }
 
     private static final class EmulatedStream

@@ -344,13 +344,15 @@ public final class JCudaApi implements CudaApi
     }
 
     @Override
-    public long eventCreate()
+    public long eventCreate(final boolean timing)
     {
         final CUevent event = new CUevent();
-        final int result = JCudaDriver.cuEventCreate(event, CUevent_flags.CU_EVENT_DEFAULT);
+        final int flags = timing ? CUevent_flags.CU_EVENT_DEFAULT : CUevent_flags.CU_EVENT_DISABLE_TIMING;
+        final int result = JCudaDriver.cuEventCreate(event, flags);
         if (result != CUresult.CUDA_SUCCESS)
         {
-            throw failure("cuEventCreate(CU_EVENT_DEFAULT)", result);
+            throw failure("cuEventCreate(" + (timing ? "CU_EVENT_DEFAULT" : "CU_EVENT_DISABLE_TIMING") + ")",
+                result);
         }
         return register(events, event);
     }

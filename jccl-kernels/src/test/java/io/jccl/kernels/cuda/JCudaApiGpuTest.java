@@ -258,7 +258,7 @@ class JCudaApiGpuTest
 
     private long event()
     {
-        final long event = api.eventCreate();
+        final long event = api.eventCreate(true);
         cleanups.add(() -> api.eventDestroy(event));
         return event;
     }
