@@ -409,15 +409,17 @@ class MultiProcessTest
         }
     }
 
-    @Test
+    /** On the host backend, and on CUDA (rank 0's kernel waiting on rank 1's, which never comes). */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"plain", "emulated-cuda"})
     @Timeout(120)
-    void shouldFailThePeerProcessAtOnceNamingTheRankWhenARankAborts() throws Exception
+    void shouldFailThePeerProcessAtOnceNamingTheRankWhenARankAborts(final String memory) throws Exception
     {
         final UniqueId id = UniqueId.create("127.0.0.1", freePort());
         // rank 0 loops on 64 MiB AllReduce with a 100 s deadline; rank 1 aborts after its first (small) call, so
         // rank 0's first 64 MiB call waits on a rank that will never come: only the abort can end it in time
-        final Process looping = start(0, 2, id, "loop", "100000");
-        final Process aborting = start(1, 2, id, "abort");
+        final Process looping = start(List.of(), java.util.Map.of(), 0, 2, id, memory, "loop", "100000");
+        final Process aborting = start(List.of(), java.util.Map.of(), 1, 2, id, memory, "abort");
         final BufferedReader out = new BufferedReader(new InputStreamReader(looping.getInputStream()));
         try
         {
