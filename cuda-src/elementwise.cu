@@ -30,15 +30,15 @@ __device__ __forceinline__ int jccl_grid_threads()
 
 extern "C" __global__ void jccl_copy(const void* src, void* dst, const uint64_t bytes)
 {
-    jccl_copy_span(src, dst, bytes, jccl_grid_tid(), jccl_grid_threads());
+    jccl_copy_span(src, dst, nullptr, bytes, jccl_grid_tid(), jccl_grid_threads());
 }
 
 #define JCCL_REDUCE_KERNEL(type, ctype, op)                                                                        \
     extern "C" __global__ void jccl_reduce_##type##_##op(const ctype* a, const ctype* b, ctype* dst,               \
         const uint64_t n, const double scalarF, const int64_t scalarI)                                            \
     {                                                                                                              \
-        jccl_reduce_span<ctype, JCCL_OP_##op>(a, true, b, true, dst, n, jccl_scalar{ scalarF, scalarI },         \
-            jccl_grid_tid(), jccl_grid_threads());                                                                 \
+        jccl_reduce_span<ctype, JCCL_OP_##op>(a, true, b, true, dst, nullptr, n,                                   \
+            jccl_scalar{ scalarF, scalarI }, jccl_grid_tid(), jccl_grid_threads());                                \
     }
 
 // one reduce kernel per (type, op): the outer list visits the types, each expanding the list of ops
@@ -51,7 +51,7 @@ extern "C" __global__ void jccl_copy(const void* src, void* dst, const uint64_t 
     extern "C" __global__ void jccl_scale_##type(const ctype* src, ctype* dst, const uint64_t n,                  \
         const double scalarF, const int64_t scalarI)                                                              \
     {                                                                                                              \
-        jccl_scale_span<ctype>(src, dst, n, jccl_scalar{ scalarF, scalarI }, jccl_grid_tid(), jccl_grid_threads()); \
+        jccl_scale_span<ctype>(src, dst, n, jccl_scalar{ scalarF, scalarI }, jccl_grid_tid(), jccl_grid_threads());\
     }
 #include "jccl_types.def"
 

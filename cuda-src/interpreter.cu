@@ -223,12 +223,13 @@ __device__ __forceinline__ T reduceElem(T a, bool premulA, T b, bool premulB, jc
 
 // ---- SIMPLE data movement over one region ---------------------------------------------------------------------
 
-// one instance per kernel of each span loop: the ops below share them instead of inlining a copy per op
+// one instance per kernel of each span loop: the ops below share them instead of inlining a copy per op. A second
+// destination (not null) gets the same result in the same pass: a step that keeps and sends on reads its input once.
 template<typename T, int OP>
-__device__ __noinline__ void reduceSpan(const T* a, bool premulA, const T* b, bool premulB, T* dst, uint64_t n,
-    jccl_scalar s)
+__device__ __noinline__ void reduceSpan(const T* a, bool premulA, const T* b, bool premulB, T* dst, T* dst2,
+    uint64_t n, jccl_scalar s)
 {
-    jccl_reduce_span<T, OP>(a, premulA, b, premulB, dst, n, s, threadIdx.x, blockDim.x);
+    jccl_reduce_span<T, OP>(a, premulA, b, premulB, dst, dst2, n, s, threadIdx.x, blockDim.x);
 }
 
 template<typename T>
@@ -237,9 +238,9 @@ __device__ __noinline__ void scaleSpan(const T* src, T* dst, uint64_t n, jccl_sc
     jccl_scale_span<T>(src, dst, n, s, threadIdx.x, blockDim.x);
 }
 
-__device__ __noinline__ void copySpan(const void* src, void* dst, uint64_t bytes)
+__device__ __noinline__ void copySpan(const void* src, void* dst, void* dst2, uint64_t bytes)
 {
-    jccl_copy_span(src, dst, bytes, threadIdx.x, blockDim.x);
+    jccl_copy_span(src, dst, dst2, bytes, threadIdx.x, blockDim.x);
 }
 
 template<typename T, int OP>
@@ -256,35 +257,30 @@ __device__ void simpleRegion(int op, const char* in, const char* src, bool premu
         }
         else
         {
-            copySpan(src, to, bytes);
+            copySpan(src, to, nullptr, bytes);
         }
     }
     else if (op == RECV || op == RECV_COPY_SEND)
     {
-        copySpan(in, dst, bytes);
-        if (op == RECV_COPY_SEND)
-        {
-            copySpan(in, out, bytes);
-        }
+        // RECV_COPY_SEND: the slot is read once for both
+        copySpan(in, dst, op == RECV_COPY_SEND ? out : nullptr, bytes);
     }
     else if (OP != OPS_NONE)
     {
         // RECV_REDUCE_SEND, RECV_REDUCE_COPY, RECV_REDUCE_COPY_SEND: op(in, src); REDUCE: op(dst, src);
         // RECV_REDUCE_COPY_REVERSED: op(src, in)
+        // RECV_REDUCE_COPY_SEND writes dst and the outgoing slot in one pass, not dst and then dst read back
         T* to = (T*)(op == RECV_REDUCE_SEND ? out : dst);
+        T* also = op == RECV_REDUCE_COPY_SEND ? (T*)out : nullptr;
         if (op == RECV_REDUCE_COPY_REVERSED)
         {
-            reduceSpan<T, (OP < 0 ? 0 : OP)>((const T*)src, premulSrc, (const T*)in, false, to, n, s);
+            reduceSpan<T, (OP < 0 ? 0 : OP)>((const T*)src, premulSrc, (const T*)in, false, to, nullptr, n, s);
         }
         else
         {
             const T* a = (const T*)(op == REDUCE ? dst : in);
-            reduceSpan<T, (OP < 0 ? 0 : OP)>(a, op == REDUCE && premulDst, (const T*)src, premulSrc, to, n, s);
-        }
-        if (op == RECV_REDUCE_COPY_SEND)
-        {
-            __syncthreads();
-            copySpan(dst, out, bytes);
+            reduceSpan<T, (OP < 0 ? 0 : OP)>(a, op == REDUCE && premulDst, (const T*)src, premulSrc, to, also, n,
+                s);
         }
     }
 }

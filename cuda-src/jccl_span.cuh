@@ -76,20 +76,27 @@ __device__ __forceinline__ uint64_t jccl_head(const uint64_t n, const uint32_t o
     return toBoundary < n ? toBoundary : n;
 }
 
-// dst[i] = f(a[i], b[i]) for i in [0, n).
+// dst[i] = f(a[i], b[i]) for i in [0, n), and dst2[i] the same where dst2 is not null: one pass writes both (a
+// result a step keeps and sends on is read once, not written and read back).
 template<int VBYTES, int UNROLL, typename T, typename F>
-__device__ __forceinline__ void jccl_map2_span(const T* a, const T* b, T* dst, const uint64_t n, const F f,
-    const int tid, const int nthreads)
+__device__ __forceinline__ void jccl_map2_span(const T* a, const T* b, T* dst, T* dst2, const uint64_t n,
+    const F f, const int tid, const int nthreads)
 {
     using R = typename jccl_raw<VBYTES>::type;
     constexpr int V = jccl_vector<T, VBYTES>::COUNT;
     const uint32_t offset = jccl_misalignment<VBYTES>(a);
     const uint64_t head = jccl_head<VBYTES, T>(n, offset,
-        jccl_misalignment<VBYTES>(b) == offset && jccl_misalignment<VBYTES>(dst) == offset);
+        jccl_misalignment<VBYTES>(b) == offset && jccl_misalignment<VBYTES>(dst) == offset &&
+        (dst2 == nullptr || jccl_misalignment<VBYTES>(dst2) == offset));
     const uint64_t stride = static_cast<uint64_t>(nthreads);
     for (uint64_t i = tid; i < head; i += stride)
     {
-        dst[i] = f(a[i], b[i]);
+        const T r = f(a[i], b[i]);
+        dst[i] = r;
+        if (dst2 != nullptr)
+        {
+            dst2[i] = r;
+        }
     }
     if (head == n)
     {
@@ -99,6 +106,7 @@ __device__ __forceinline__ void jccl_map2_span(const T* a, const T* b, T* dst, c
     const R* va = reinterpret_cast<const R*>(a + head);
     const R* vb = reinterpret_cast<const R*>(b + head);
     R* vd = reinterpret_cast<R*>(dst + head);
+    R* vd2 = dst2 == nullptr ? nullptr : reinterpret_cast<R*>(dst2 + head);
     const uint64_t vectors = (n - head) / V;
     uint64_t v = tid;
     if constexpr (UNROLL > 1)
@@ -122,6 +130,10 @@ __device__ __forceinline__ void jccl_map2_span(const T* a, const T* b, T* dst, c
                     x[u].e[k] = f(x[u].e[k], y[u].e[k]);
                 }
                 vd[v + u * stride] = x[u].raw;
+                if (vd2 != nullptr)
+                {
+                    vd2[v + u * stride] = x[u].raw;
+                }
             }
         }
     }
@@ -137,26 +149,41 @@ __device__ __forceinline__ void jccl_map2_span(const T* a, const T* b, T* dst, c
             x.e[k] = f(x.e[k], y.e[k]);
         }
         vd[v] = x.raw;
+        if (vd2 != nullptr)
+        {
+            vd2[v] = x.raw;
+        }
     }
     for (uint64_t i = head + vectors * V + tid; i < n; i += stride)
     {
-        dst[i] = f(a[i], b[i]);
+        const T r = f(a[i], b[i]);
+        dst[i] = r;
+        if (dst2 != nullptr)
+        {
+            dst2[i] = r;
+        }
     }
 }
 
-// dst[i] = f(src[i]) for i in [0, n).
+// dst[i] = f(src[i]) for i in [0, n), and dst2[i] the same where dst2 is not null (src read once for both).
 template<int VBYTES, int UNROLL, typename T, typename F>
-__device__ __forceinline__ void jccl_map1_span(const T* src, T* dst, const uint64_t n, const F f, const int tid,
-    const int nthreads)
+__device__ __forceinline__ void jccl_map1_span(const T* src, T* dst, T* dst2, const uint64_t n, const F f,
+    const int tid, const int nthreads)
 {
     using R = typename jccl_raw<VBYTES>::type;
     constexpr int V = jccl_vector<T, VBYTES>::COUNT;
     const uint32_t offset = jccl_misalignment<VBYTES>(src);
-    const uint64_t head = jccl_head<VBYTES, T>(n, offset, jccl_misalignment<VBYTES>(dst) == offset);
+    const uint64_t head = jccl_head<VBYTES, T>(n, offset, jccl_misalignment<VBYTES>(dst) == offset &&
+        (dst2 == nullptr || jccl_misalignment<VBYTES>(dst2) == offset));
     const uint64_t stride = static_cast<uint64_t>(nthreads);
     for (uint64_t i = tid; i < head; i += stride)
     {
-        dst[i] = f(src[i]);
+        const T r = f(src[i]);
+        dst[i] = r;
+        if (dst2 != nullptr)
+        {
+            dst2[i] = r;
+        }
     }
     if (head == n)
     {
@@ -165,6 +192,7 @@ __device__ __forceinline__ void jccl_map1_span(const T* src, T* dst, const uint6
 
     const R* vs = reinterpret_cast<const R*>(src + head);
     R* vd = reinterpret_cast<R*>(dst + head);
+    R* vd2 = dst2 == nullptr ? nullptr : reinterpret_cast<R*>(dst2 + head);
     const uint64_t vectors = (n - head) / V;
     uint64_t v = tid;
     if constexpr (UNROLL > 1)
@@ -186,6 +214,10 @@ __device__ __forceinline__ void jccl_map1_span(const T* src, T* dst, const uint6
                     x[u].e[k] = f(x[u].e[k]);
                 }
                 vd[v + u * stride] = x[u].raw;
+                if (vd2 != nullptr)
+                {
+                    vd2[v + u * stride] = x[u].raw;
+                }
             }
         }
     }
@@ -199,17 +231,26 @@ __device__ __forceinline__ void jccl_map1_span(const T* src, T* dst, const uint6
             x.e[k] = f(x.e[k]);
         }
         vd[v] = x.raw;
+        if (vd2 != nullptr)
+        {
+            vd2[v] = x.raw;
+        }
     }
     for (uint64_t i = head + vectors * V + tid; i < n; i += stride)
     {
-        dst[i] = f(src[i]);
+        const T r = f(src[i]);
+        dst[i] = r;
+        if (dst2 != nullptr)
+        {
+            dst2[i] = r;
+        }
     }
 }
 
 // HostReducer.reduce: dst[i] = OP(a[i], b[i]). With OP premulsum, a flagged operand is first multiplied by the
 // scalar (jccl_premulsum); the other operators ignore the flags and the scalar, as HostReducer.reduce does.
 template<typename T, int OP>
-__device__ void jccl_reduce_span(const T* a, const bool premulA, const T* b, const bool premulB, T* dst,
+__device__ void jccl_reduce_span(const T* a, const bool premulA, const T* b, const bool premulB, T* dst, T* dst2,
     const uint64_t n, const jccl_scalar s, const int tid, const int nthreads)
 {
     if constexpr (OP == JCCL_OP_premulsum)
@@ -219,7 +260,7 @@ __device__ void jccl_reduce_span(const T* a, const bool premulA, const T* b, con
             const typename jccl_traits<T>::multiplier m = jccl_multiplier<T>(s);
             if (premulA && premulB)
             {
-                jccl_map2_span<jccl_span_policy<T>::VBYTES, jccl_span_policy<T>::UNROLL>(a, b, dst, n,
+                jccl_map2_span<jccl_span_policy<T>::VBYTES, jccl_span_policy<T>::UNROLL>(a, b, dst, dst2, n,
                     [m] (const T x, const T y) { return jccl_premulsum_by<T>(x, true, y, true, m); },
                     tid, nthreads);
             }
@@ -227,14 +268,14 @@ __device__ void jccl_reduce_span(const T* a, const bool premulA, const T* b, con
             {
                 // the sum commutes (HostReducer's narrow reducers rely on it too): the pre-multiplied operand first
                 jccl_map2_span<jccl_span_policy<T>::VBYTES, jccl_span_policy<T>::UNROLL>(
-                    premulA ? a : b, premulA ? b : a, dst, n,
+                    premulA ? a : b, premulA ? b : a, dst, dst2, n,
                     [m] (const T x, const T y) { return jccl_premulsum_by<T>(x, true, y, false, m); },
                     tid, nthreads);
             }
             return;
         }
     }
-    jccl_map2_span<jccl_span_policy<T>::VBYTES, jccl_span_policy<T>::UNROLL>(a, b, dst, n,
+    jccl_map2_span<jccl_span_policy<T>::VBYTES, jccl_span_policy<T>::UNROLL>(a, b, dst, dst2, n,
         [] (const T x, const T y) { return jccl_reduce<T, OP>(x, y); }, tid, nthreads);
 }
 
@@ -244,8 +285,8 @@ __device__ void jccl_scale_span(const T* src, T* dst, const uint64_t n, const jc
     const int nthreads)
 {
     const typename jccl_traits<T>::multiplier m = jccl_multiplier<T>(s);
-    jccl_map1_span<jccl_span_policy<T>::VBYTES, jccl_span_policy<T>::UNROLL>(src, dst, n,
-        [m] (const T x) { return jccl_premul_by<T>(x, m); }, tid, nthreads);
+    jccl_map1_span<jccl_span_policy<T>::VBYTES, jccl_span_policy<T>::UNROLL>(src, dst, static_cast<T*>(nullptr),
+        n, [m] (const T x) { return jccl_premul_by<T>(x, m); }, tid, nthreads);
 }
 
 // HostReducer.divide, in place or not: dst[i] = src[i] / divisor (integer types; divisor not 0).
@@ -254,14 +295,15 @@ __device__ void jccl_divide_span(const T* src, T* dst, const uint64_t n, const i
     const int nthreads)
 {
     // a 64-bit division is a few dozen instructions: bound by compute, so four elements per access, not unrolled
-    jccl_map1_span<4 * sizeof(T) < 16 ? 4 * sizeof(T) : 16, 1>(src, dst, n,
+    jccl_map1_span<4 * sizeof(T) < 16 ? 4 * sizeof(T) : 16, 1>(src, dst, static_cast<T*>(nullptr), n,
         [divisor] (const T x) { return jccl_divide<T>(x, divisor); }, tid, nthreads);
 }
 
-// memcpy: 16-byte vectors when src and dst sit at the same offset from a 16-byte boundary, else byte by byte.
-__device__ inline void jccl_copy_span(const void* src, void* dst, const uint64_t bytes, const int tid,
+// memcpy to dst, and to dst2 too where it is not null (src read once): 16-byte vectors when all sit at the same
+// offset from a 16-byte boundary, else byte by byte.
+__device__ inline void jccl_copy_span(const void* src, void* dst, void* dst2, const uint64_t bytes, const int tid,
     const int nthreads)
 {
-    jccl_map1_span<16, 4>(static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst), bytes,
-        [] (const uint8_t x) { return x; }, tid, nthreads);
+    jccl_map1_span<16, 4>(static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst), static_cast<uint8_t*>(dst2),
+        bytes, [] (const uint8_t x) { return x; }, tid, nthreads);
 }
