@@ -31,6 +31,12 @@ template<int VBYTES>
 struct jccl_raw;
 
 template<>
+struct jccl_raw<1>
+{
+    using type = uint8_t;
+};
+
+template<>
 struct jccl_raw<4>
 {
     using type = uint32_t;
@@ -299,11 +305,33 @@ __device__ void jccl_divide_span(const T* src, T* dst, const uint64_t n, const i
         [divisor] (const T x) { return jccl_divide<T>(x, divisor); }, tid, nthreads);
 }
 
-// memcpy to dst, and to dst2 too where it is not null (src read once): 16-byte vectors when all sit at the same
-// offset from a 16-byte boundary, else byte by byte.
+// memcpy to dst, and to dst2 too where it is not null (src read once), in the widest vectors all the pointers can
+// share: 16 bytes when they sit at the same offset from a 16-byte boundary, else 8 or 4 bytes when they agree
+// modulo that (a region that starts 8 bytes off a boundary, as pieces of odd float counts do, moves 8 bytes at a
+// time, not byte by byte), else bytes.
 __device__ inline void jccl_copy_span(const void* src, void* dst, void* dst2, const uint64_t bytes, const int tid,
     const int nthreads)
 {
-    jccl_map1_span<16, 4>(static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst), static_cast<uint8_t*>(dst2),
-        bytes, [] (const uint8_t x) { return x; }, tid, nthreads);
+    const uint8_t* s = static_cast<const uint8_t*>(src);
+    uint8_t* d = static_cast<uint8_t*>(dst);
+    uint8_t* d2 = static_cast<uint8_t*>(dst2);
+    const uintptr_t differ = (reinterpret_cast<uintptr_t>(s) ^ reinterpret_cast<uintptr_t>(d)) |
+        (d2 == nullptr ? 0 : reinterpret_cast<uintptr_t>(s) ^ reinterpret_cast<uintptr_t>(d2));
+    const auto same = [] (const uint8_t x) { return x; };
+    if ((differ & 15) == 0)
+    {
+        jccl_map1_span<16, 4>(s, d, d2, bytes, same, tid, nthreads);
+    }
+    else if ((differ & 7) == 0)
+    {
+        jccl_map1_span<8, 4>(s, d, d2, bytes, same, tid, nthreads);
+    }
+    else if ((differ & 3) == 0)
+    {
+        jccl_map1_span<4, 4>(s, d, d2, bytes, same, tid, nthreads);
+    }
+    else
+    {
+        jccl_map1_span<1, 4>(s, d, d2, bytes, same, tid, nthreads);
+    }
 }
