@@ -142,14 +142,10 @@ __device__ __forceinline__ bool aborted(const Launch* L)
 #endif
 }
 
-// LL: whether the slot a receiver waits for came from another call: its sender published it whole (the tail passed
-// it) under a header whose tag is not this call's. Then the error word says so and the whole launch stops.
-__device__ __forceinline__ bool otherCall(const Launch* L, const char* fifo, uint64_t head)
+// Whether a published slot's header names another call or plan (read after the sender's tail passed the slot): an
+// error, never garbage, so the error word says so and the whole launch stops.
+__device__ __forceinline__ bool foreignSlot(const Launch* L, const char* fifo, uint64_t head)
 {
-    if (loadVolatile((const uint64_t*)(fifo + FIFO_TAIL)) <= head)
-    {
-        return false;
-    }
     __threadfence_system();
     if (loadVolatile((const uint64_t*)(fifo + FIFO_HEADERS + (head % SLOTS) * 16) + 1) == L->tag)
     {
@@ -158,6 +154,32 @@ __device__ __forceinline__ bool otherCall(const Launch* L, const char* fifo, uin
     *(volatile uint64_t*)L->errorAddr = ERROR_TAG;
     *(volatile uint32_t*)L->abortAddr = 1;
     return true;
+}
+
+// LL: whether the slot a receiver waits for came from another call, its sender having published it whole
+__device__ __forceinline__ bool otherCall(const Launch* L, const char* fifo, uint64_t head)
+{
+    return loadVolatile((const uint64_t*)(fifo + FIFO_TAIL)) > head && foreignSlot(L, fifo, head);
+}
+
+// Thread 0 of a receiving worker: waits until the sender has published slot `head` whole (its tail passed it), then
+// checks the slot header's call tag. Returns with `stop` set when it was aborted or the slot is another call's.
+__device__ __forceinline__ void awaitPublished(const Launch* L, const char* fifo, uint64_t head, int& stop)
+{
+    int spins = 0;
+    while (loadVolatile((const uint64_t*)(fifo + FIFO_TAIL)) <= head && !stop)
+    {
+        if (++spins == 1024)
+        {
+            spins = 0;
+            stop = aborted(L);
+            JCCL_SPIN_PAUSE();
+        }
+    }
+    if (!stop && foreignSlot(L, fifo, head))
+    {
+        stop = 1;
+    }
 }
 
 // one LL word: 4 data bytes and their flag, written and read as one 8-byte access, so a flag is never seen without
@@ -501,24 +523,7 @@ __device__ void interpret(const Launch* L)
                 }
                 if (receives && PROTO == PROTO_SIMPLE)
                 {
-                    while (loadVolatile((const uint64_t*)(recvFifo + FIFO_TAIL)) <= recvHead && !stop)
-                    {
-                        if (++spins == 1024)
-                        {
-                            spins = 0;
-                            stop = aborted(L);
-                            JCCL_SPIN_PAUSE();
-                        }
-                    }
-                    __threadfence_system();
-                    const uint64_t* header = (const uint64_t*)(recvFifo + FIFO_HEADERS + (recvHead % SLOTS) * 16);
-                    if (!stop && loadVolatile(header + 1) != L->tag)
-                    {
-                        // a slot of another call or plan: an error, never garbage
-                        *(volatile uint64_t*)L->errorAddr = ERROR_TAG;
-                        *(volatile uint32_t*)L->abortAddr = 1;
-                        stop = 1;
-                    }
+                    awaitPublished(L, recvFifo, recvHead, stop);
                 }
                 if (sends)
                 {
@@ -611,22 +616,7 @@ __device__ void interpret(const Launch* L)
                 {
                     // LL's data comes without the tail: the slot's header (the call's tag, its length) is checked
                     // once the sender has published the slot whole, as SIMPLE checks it before reading
-                    int spins = 0;
-                    while (loadVolatile((const uint64_t*)(recvFifo + FIFO_TAIL)) <= recvHead && !stop)
-                    {
-                        if (++spins == 1024)
-                        {
-                            spins = 0;
-                            stop = aborted(L);
-                            JCCL_SPIN_PAUSE();
-                        }
-                    }
-                    __threadfence_system();
-                    if (!stop && loadVolatile((const uint64_t*)(recvFifo + FIFO_HEADERS + inSlot * 16) + 1) != L->tag)
-                    {
-                        *(volatile uint64_t*)L->errorAddr = ERROR_TAG;
-                        stop = 1;
-                    }
+                    awaitPublished(L, recvFifo, recvHead, stop);
                 }
                 if (threadIdx.x == 0 && receives && !stop &&
                     loadVolatile((const uint64_t*)(recvFifo + FIFO_HEADERS + inSlot * 16)) != offset)
