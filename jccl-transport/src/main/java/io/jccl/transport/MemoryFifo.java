@@ -38,8 +38,9 @@ import static io.jccl.transport.ProtocolDescriptor.LL128_LINE_DATA;
  * the sender accepts only ranges of its {@link SharedBuffers}, and the receiver maps the named buffer through its
  * {@link PeerBuffers}.
  * <p>
- * About 600 lines on purpose: the two ends of one FIFO, whose counters and slot states mirror each other; the LL and
- * LL128 framing is {@link io.jccl.kernels.LlCodec}'s.
+ * About 600 lines on purpose: the two ends of one FIFO, whose counters and slot states mirror each other, and the
+ * test hook that moves both at once ({@code restartAt}); the LL and LL128 framing, flag period and fill included, is
+ * {@link io.jccl.kernels.LlCodec}'s.
  */
 public final class MemoryFifo implements HostConnection, AutoCloseable
 {

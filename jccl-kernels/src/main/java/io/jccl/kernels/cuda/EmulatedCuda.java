@@ -28,7 +28,9 @@ import java.util.regex.Pattern;
  * kernel's own source instead, built for the CPU ({@link HostBuiltInterpreter}), on threads of their own.
  * <p>
  * Over 600 lines on purpose: one job, the device double of the whole {@link CudaApi}, one method for each of the
- * driver's calls jccl makes.
+ * driver's calls jccl makes, plus the test hooks a driver has no call for ({@link #hold}, {@link #capture}). The
+ * kernels' work lives elsewhere: the Java model in {@link EmulatedInterpreter}, the kernel source's runner in
+ * {@link HostBuiltInterpreter}; this class only queues their launches on its streams.
  */
 public final class EmulatedCuda implements CudaApi
 {
