@@ -6,10 +6,10 @@
 # It prints the driver and the device, checks every collective x type x op on 1, 2 and 4 ranks sharing the GPU
 # against the host backend bit for bit, times a device copy, jccl's sum kernel and PyTorch's torch.add on 1 GiB
 # float, times an 8-byte call in parts (a launch round trip, jccl on 1 and 2 ranks), runs all_reduce_perf -b 8 -f 4
-# -c 1 --device cuda with -g 2 (up to 64M) and -g 4 (up to 256M) in one process, then -g 2's in 2 processes sharing
-# the GPU through CUDA IPC (--nprocs 2), and ends with a table. Logs go to LOG_DIR
-# ($OUT/gpu-check by default); JCuda's unpacked natives go to a folder beside none of them (/tmp), so that only logs
-# come back. Each step has its own time limit (a JVM past it prints its threads into its log, then is killed), and
+# -c 1 --device cuda with -g 2 (up to 64M) and -g 4 (up to 256M, and to 1M with CUDA_DEVICE_MAX_CONNECTIONS=1) in one
+# process, then -g 2's in 2 processes sharing the GPU through CUDA IPC (--nprocs 2), and ends with a table. Logs go to
+# LOG_DIR ($OUT/gpu-check by default); JCuda's unpacked natives go to a folder beside none of them (/tmp), so that only
+# logs come back. Each step has its own time limit (a JVM past it prints its threads into its log, then is killed), and
 # JCCL_TIMEOUT_MS (20 s here) ends a hung collective sooner with the device state of its kernel; the whole stays under
 # 7 minutes. GPU_CHECK_RANKS=2,4 leaves out the grid's 1-rank cases.
 # JCCL_GPU_CHECK_EMULATED=1 rehearses it on a machine without a GPU (the device double, 16 MiB at most).
@@ -107,13 +107,12 @@ step all_reduce_perf 90 "$java" "${jopts[@]}" -jar "$jar" all_reduce_perf -g 4 -
     --device "$device"
 perf_rc=$?
 grep -vE '^#' "$log/all_reduce_perf.log" | grep -E '^ +[0-9]' | sed 's/^/    /'
-if (( perf_rc != 0 )); then
-    # four ranks' kernels wait for each other on one GPU: tell a hang behind shared hardware queues (8 by default,
-    # which the driver spreads streams over) from one in jccl by running once more with 32
-    CUDA_DEVICE_MAX_CONNECTIONS=32 step all_reduce_perf_conn32 60 "$java" "${jopts[@]}" -jar "$jar" all_reduce_perf \
-        -g 4 -b 8 -e "$procs_max" -f 4 -c 1 --device "$device"
-    grep -vE '^#' "$log/all_reduce_perf_conn32.log" | grep -E '^ +[0-9]' | sed 's/^/    /'
-fi
+# the four ranks' kernels wait for each other: with one hardware queue for all streams, kernels launched one per rank
+# would queue behind each other and hang; the ranks of one device start as one cooperative grid, so this runs
+CUDA_DEVICE_MAX_CONNECTIONS=1 step all_reduce_perf_conn1 45 "$java" "${jopts[@]}" -jar "$jar" all_reduce_perf \
+    -g 4 -b 8 -e 1M -f 4 -c 1 --device "$device"
+conn1_rc=$?
+grep -vE '^#' "$log/all_reduce_perf_conn1.log" | grep -E '^ +[0-9]' | sed 's/^/    /'
 
 # children take the launcher's JVM options from JCCL_BENCH_JAVA_OPTS (ChildCommand), the tmpdir among them
 JCCL_BENCH_JAVA_OPTS="-Djava.io.tmpdir=$tmp -Xmx4g -XX:MaxDirectMemorySize=8g" \
@@ -154,7 +153,8 @@ printf '%-34s %s\n' "-g 2 $procs_max busbw (GB/s)" "$(busbw all_reduce_perf_g2)"
 printf '%-34s %s\n' "all_reduce_perf -g 4 wrong rows" "$(wrong_rows all_reduce_perf) (exit $perf_rc)"
 printf '%-34s %s\n' "-g 4 8 B time (us)" "$(small_time all_reduce_perf)"
 printf '%-34s %s\n' "-g 4 $max busbw (GB/s)" "$(busbw all_reduce_perf)"
+printf '%-34s %s\n' "-g 4, 1 hw queue, wrong rows" "$(wrong_rows all_reduce_perf_conn1) (exit $conn1_rc)"
 printf '%-34s %s\n' "--nprocs 2 (IPC) wrong rows" "$(wrong_rows procs) (exit $procs_rc)"
 printf '%-34s %s\n' "--nprocs 2 8 B time (us)" "$(small_time procs)"
 printf '%-34s %s\n' "--nprocs 2 $procs_max busbw (GB/s)" "$(busbw procs)"
-exit $(( check_rc != 0 || perf2_rc != 0 || perf_rc != 0 || procs_rc != 0 ))
+exit $(( check_rc != 0 || perf2_rc != 0 || perf_rc != 0 || conn1_rc != 0 || procs_rc != 0 ))

@@ -1,4 +1,4 @@
-// jccl's interpreter kernel: one persistent launch per call runs every worker of a rank (one block per worker, NT
+// jccl's interpreter kernel: one persistent launch per call runs every worker of its ranks (one block per worker, NT
 // threads per block) over the Program's flat step records, as the Java executor (RankExecution) does on the host.
 // Peers synchronise through FIFOs in the receiver's device memory: a tail counter the sender advances, a head
 // counter the receiver advances, and per-slot headers; LL carries a flag in every 8-byte word instead of relying on
@@ -9,7 +9,10 @@
 // same records over the same layout in Java, so everything above the launch is tested on machines without a GPU.
 //
 // Kernels (extern "C", generated from jccl_types.def): jccl_interp_<proto>_<type>_<op> for reducing collectives and
-// jccl_interp_<proto>_copy for those that only move data. One parameter: the device address of the launch record.
+// jccl_interp_<proto>_copy for those that only move data. One parameter, by value: the launch set, the launch
+// records of the ranks this launch runs (a rank's blocks follow the ones of the rank before it). The local ranks of a
+// communicator that share a device run in one cooperative launch, so that no rank's blocks wait on a kernel the
+// device has not started (streams beyond CUDA_DEVICE_MAX_CONNECTIONS, CUDA_LAUNCH_BLOCKING, a profiler).
 //
 // The same source runs on the CPU (g++ -DJCCL_HOST_BUILD, host-test/jccl_host.h and host-test/interp_host.cpp), so
 // that tests without a GPU run this kernel, not a model of it: the few lines that differ sit behind JCCL_SHARED,
@@ -61,8 +64,14 @@ struct Block                           // 128 bytes per worker
     uint64_t progress;                 // uint64 per worker of the rank, zeroed before the launch
     uint64_t workerIndex;
     uint64_t rankTable;
-    uint64_t firstBlock;               // this rank's worker 0 in the launch
-    uint64_t reserved[7];
+    uint64_t reserved[8];
+};
+
+struct LaunchSet                       // the kernels' parameter: which rank's launch record each block runs
+{
+    uint64_t count;                    // ranks, 1..LAUNCH_SET_RANKS
+    uint64_t firstBlock[jccl_wire::LAUNCH_SET_RANKS];
+    uint64_t launch[jccl_wire::LAUNCH_SET_RANKS];  // device addresses of the ranks' launch records
 };
 
 struct RankTable                       // buffers and chunk tables (elements), per buffer kind input/output/scratch
@@ -85,8 +94,10 @@ static_assert(offsetof(Block, steps) == jccl_wire::B_STEPS && offsetof(Block, st
     offsetof(Block, flags) == jccl_wire::B_FLAGS && offsetof(Block, sendFifo) == jccl_wire::B_SEND_FIFO &&
     offsetof(Block, recvFifo) == jccl_wire::B_RECV_FIFO && offsetof(Block, progress) == jccl_wire::B_PROGRESS &&
     offsetof(Block, workerIndex) == jccl_wire::B_WORKER_INDEX &&
-    offsetof(Block, rankTable) == jccl_wire::B_RANK_TABLE && offsetof(Block, firstBlock) == jccl_wire::B_FIRST_BLOCK,
-    "block record layout");
+    offsetof(Block, rankTable) == jccl_wire::B_RANK_TABLE, "block record layout");
+static_assert(sizeof(LaunchSet) == jccl_wire::LAUNCH_SET_BYTES && offsetof(LaunchSet, count) ==
+    jccl_wire::LAUNCH_SET_COUNT && offsetof(LaunchSet, firstBlock) == jccl_wire::LAUNCH_SET_FIRST_BLOCK &&
+    offsetof(LaunchSet, launch) == jccl_wire::LAUNCH_SET_LAUNCH, "launch set layout");
 
 // FIFO: tail counter, head counter, slot headers {bytes, tag}, data (wire slot bytes each)
 constexpr uint64_t FIFO_TAIL = jccl_wire::FIFO_TAIL;
@@ -456,11 +467,32 @@ __device__ bool llRegion(const Launch* L, int op, const char* inWire, uint32_t i
 
 // ---- the interpreter --------------------------------------------------------------------------------------------
 
-template<int PROTO, typename T, int OP>
-__device__ void interpret(const Launch* L)
+// the rank of the launch set this block runs, and its worker there; constant indices only, so that the parameter is
+// read in place rather than copied to local memory
+__device__ __forceinline__ const Launch* member(const LaunchSet& set, unsigned int& worker)
 {
+    uint64_t launch = set.launch[0];
+    uint64_t first = 0;
+#pragma unroll
+    for (int r = 1; r < (int)jccl_wire::LAUNCH_SET_RANKS; r++)
+    {
+        if ((uint64_t)r < set.count && blockIdx.x >= set.firstBlock[r])
+        {
+            launch = set.launch[r];
+            first = set.firstBlock[r];
+        }
+    }
+    worker = blockIdx.x - (unsigned int)first;
+    return (const Launch*)launch;
+}
+
+template<int PROTO, typename T, int OP>
+__device__ void interpret(const LaunchSet& set)
+{
+    unsigned int worker0;
+    const Launch* L = member(set, worker0);
     const Block* blocks = (const Block*)((const char*)L + sizeof(Launch));
-    const Block* B = blocks + blockIdx.x;
+    const Block* B = blocks + worker0;
     const RankTable* R = (const RankTable*)B->rankTable;
     const int32_t* records = (const int32_t*)B->steps;
     const unsigned char* flags = (const unsigned char*)B->flags;
@@ -508,7 +540,7 @@ __device__ void interpret(const Launch* L)
                 const int depWorker = rec[jccl_wire::STEP_DEP_WORKER];
                 if (depWorker >= 0)
                 {
-                    const Block* dep = blocks + B->firstBlock + depWorker;
+                    const Block* dep = blocks + depWorker;
                     const uint64_t target = it * dep->stepCount + (uint64_t)rec[jccl_wire::STEP_DEP_STEP] + 1;
                     const uint64_t* counter = (const uint64_t*)B->progress + depWorker;
                     while (loadVolatile(counter) < target && !stop)
@@ -665,9 +697,9 @@ __device__ void interpret(const Launch* L)
 
 #define JCCL_INTERP_OP(proto, protoId, tname, ctype, opname, opId)                                                  \
     extern "C" __global__ void __launch_bounds__(JCCL_INTERP_MAX_THREADS, 1)                                        \
-    jccl_interp_##proto##_##tname##_##opname(const Launch* launch)                                                  \
+    jccl_interp_##proto##_##tname##_##opname(const LaunchSet set)                                                   \
     {                                                                                                               \
-        interpret<protoId, ctype, opId>(launch);                                                                    \
+        interpret<protoId, ctype, opId>(set);                                                                       \
     }
 
 // The operators per type and protocol. The preprocessor cannot iterate the shared list inside an expansion of the
@@ -684,8 +716,8 @@ __device__ void interpret(const Launch* L)
 
 #define JCCL_PROTO(proto, protoId)                                                                                  \
     extern "C" __global__ void __launch_bounds__(JCCL_INTERP_MAX_THREADS, 1) jccl_interp_##proto##_copy(            \
-        const Launch* launch)                                                                                       \
+        const LaunchSet set)                                                                                        \
     {                                                                                                               \
-        interpret<protoId, unsigned char, OPS_NONE>(launch);                                                        \
+        interpret<protoId, unsigned char, OPS_NONE>(set);                                                           \
     }
 #include "jccl_types.def"

@@ -7,7 +7,7 @@
 //
 // A launch starts blocks x threads host threads at once, each running the kernel function with its own threadIdx,
 // blockIdx and blockDim (jccl_host.h); the double polls done() and then join()s. Every kernel reads and writes the
-// memory of the launch record's addresses in this process, as the double's device memory is.
+// memory of the launch records' addresses in this process, as the double's device memory is.
 #include "../interpreter.cu"
 
 #include <jni.h>
@@ -19,7 +19,7 @@
 
 namespace
 {
-using Kernel = void (*)(const Launch*);
+using Kernel = void (*)(const LaunchSet);
 
 struct Entry
 {
@@ -59,17 +59,20 @@ Kernel find(const char* name)
 }
 } // namespace
 
-// Starts the kernel; returns the run, 0 when no kernel has that name.
+// Starts the kernel with its parameter, the launch set's uint64 fields; returns the run, 0 when no kernel has that
+// name or the set is not one.
 extern "C" JNIEXPORT jlong JNICALL Java_io_jccl_kernels_cuda_HostBuiltInterpreter_start0(JNIEnv* env, jclass,
-    jstring jname, jlong launch, jint blocks, jint threads)
+    jstring jname, jlongArray jset, jint blocks, jint threads)
 {
     const char* name = env->GetStringUTFChars(jname, nullptr);
     const Kernel kernel = find(name);
     env->ReleaseStringUTFChars(jname, name);
-    if (kernel == nullptr)
+    LaunchSet set;
+    if (kernel == nullptr || env->GetArrayLength(jset) * sizeof(jlong) != sizeof(LaunchSet))
     {
         return 0;
     }
+    env->GetLongArrayRegion(jset, 0, (jsize)(sizeof(LaunchSet) / sizeof(jlong)), (jlong*)&set);
     Run* run = new Run();
     run->running.store(blocks * threads, std::memory_order_release);
     for (int b = 0; b < blocks; b++)
@@ -87,7 +90,7 @@ extern "C" JNIEXPORT jlong JNICALL Java_io_jccl_kernels_cuda_HostBuiltInterprete
                 jccl_host::blockIdx.x = (unsigned int)b;
                 jccl_host::blockDim.x = (unsigned int)threads;
                 jccl_host::block = block;
-                kernel((const Launch*)launch);
+                kernel(set);
                 block->exit();
                 run->running.fetch_sub(1, std::memory_order_acq_rel);
             });

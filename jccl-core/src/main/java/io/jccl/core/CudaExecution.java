@@ -27,13 +27,15 @@ import static io.jccl.kernels.cuda.DeviceLayout.*;
 /**
  * One rank's executor of a Program on a CUDA device: a call writes the launch record, the block records, the step
  * records and the chunk tables into pinned host memory, copies them to the device on the rank's stream, launches the
- * interpreter kernel with one block per worker and records an event; the call is complete when the event is. The
+ * interpreter kernel with one block per worker and records an event; the call is complete when the event is. Ranks
+ * of this process that share the device launch their blocks together, in one grid ({@link DeviceLaunch}). The
  * records are the Program's own ({@link StepDescriptor}), read by the kernel as the Java executor reads them; peers'
  * FIFOs come from the {@link CudaGroup}. Made once per (communicator, program, protocol) and rebound per call;
  * binding allocates nothing once the first call of a size has run.
  * <p>
  * Over 600 lines on purpose: one job, a launch's life (records, launch, proxies, completion, errors); the record
- * layout itself is generated ({@code DeviceWire}) and the FIFOs are the transport's ({@code CudaTransport}).
+ * layout itself is generated ({@code DeviceWire}), the FIFOs are the transport's ({@code CudaTransport}) and the grid
+ * of the ranks sharing a device is {@link DeviceLaunch}'s.
  */
 final class CudaExecution implements Execution
 {
@@ -89,7 +91,17 @@ final class CudaExecution implements Execution
     private long scratchBytes;
     /** Scratch outgrown by a larger call, freed with the executor; together smaller than {@link #scratch}. */
     private final java.util.List<Long> retiredScratch = new java.util.ArrayList<>();
-    private boolean launched;
+    /** Set by whichever thread launched the call: this rank's, or the last of the ranks sharing its device. */
+    private volatile boolean launched;
+    /** The launch of the ranks of this process sharing the device, or null when this rank has it alone. */
+    private final DeviceLaunch shared;
+    /** The abort flag the launch record names: {@link #control}'s, or the one of the shared launch. */
+    private final long abortWord;
+    /** Recorded on the call's stream once its records are copied (shared launches only, else 0). */
+    private final long ready;
+    /** The kernel's parameter when this rank launches alone. */
+    private final long[] soloSet;
+    private long function;
     /** Bound, waiting for a peer's IPC handle before it can launch. */
     private boolean pendingLaunch;
     private String kernel;
@@ -196,6 +208,10 @@ final class CudaExecution implements Execution
         this.area = api.malloc(areaBytes);
         this.control = api.mallocHost(64);
         this.probe = api.mallocHost(40L * workers.length);
+        this.shared = group.deviceLaunch(device);
+        this.abortWord = shared == null ? control : shared.abortWord();
+        this.ready = shared == null ? 0 : api.eventCreate(false);
+        this.soloSet = DeviceLayout.launchSet(new long[] {area}, new int[] {workers.length});
         UnsafeApi.setMemory(staging, areaBytes, (byte)0);
         UnsafeApi.setMemory(control, 64, (byte)0);
         writeStatic();
@@ -218,7 +234,6 @@ final class CudaExecution implements Execution
             UnsafeApi.putLong(block + B_PROGRESS, area + progressOffset);
             UnsafeApi.putLong(block + B_WORKER_INDEX, w);
             UnsafeApi.putLong(block + B_RANK_TABLE, area + rankTableOffset);
-            UnsafeApi.putLong(block + B_FIRST_BLOCK, 0);
             final int[] steps = worker.records();
             for (int i = 0; i < steps.length; i++)
             {
@@ -285,7 +300,7 @@ final class CudaExecution implements Execution
         UnsafeApi.putLong(staging + L_ITERATIONS, iterations);
         UnsafeApi.putLong(staging + L_SCALAR_F, Double.doubleToRawLongBits(scalar));
         UnsafeApi.putLong(staging + L_SCALAR_I, Double.isFinite(scalar) ? HostReducer.integerScalar(scalar) : 0);
-        UnsafeApi.putLong(staging + L_ABORT_ADDR, control);
+        UnsafeApi.putLong(staging + L_ABORT_ADDR, abortWord);
         UnsafeApi.putLong(staging + L_TAG, DeviceLayout.slotTag(call.seq, call.shape, planHash));
         UnsafeApi.putLong(staging + L_ERROR_ADDR, control + 8);
         UnsafeApi.putLong(staging + L_PAYLOAD_BYTES, payload);
@@ -300,7 +315,7 @@ final class CudaExecution implements Execution
             KernelNames.interpreterCopy(protocol);
         api.setDevice(device);
         // on the caller's CUDA stream when it gave one (ordered after its earlier work there, as NCCL's calls are),
-        // else on this rank's own stream; each rank needs its own, as ranks wait on each other inside their kernels
+        // else on this rank's own stream; ranks sharing the device may share one, as they start in one grid
         final long callerStream = call.stream.nativeHandle();
         active = callerStream == 0 ? stream : api.wrapStream(callerStream);
         final boolean divides = dividesAverage(call) && (call.collective != Collective.REDUCE || call.root == rank);
@@ -334,11 +349,35 @@ final class CudaExecution implements Execution
             }
         }
         api.setDevice(device);
-        final long function = group.function(device, kernel);
+        function = group.function(device, kernel);
         api.memcpyAsync(area, staging, areaBytes, active);
-        // no more threads than the kernel's launch bound (512): JCCL_NTHREADS allows up to 640, the driver would
-        // refuse the launch; the kernel covers its work with any count
-        api.launch(function, workers.length, Math.min(threads, api.maxThreadsPerBlock(function)), 0, active, area);
+        pendingLaunch = false;
+        if (shared == null)
+        {
+            api.launchInterpreter(function, workers.length, blockThreads(), active, soloSet);
+            followLaunch(0, active);
+        }
+        else
+        {
+            api.eventRecord(ready, active);
+            shared.arrive(this, seq);
+        }
+        return 1;
+    }
+
+    /**
+     * What follows the kernel on the call's stream: the stream waits for the grid where another stream ran it, the
+     * integer average's division, and the call's completion event.
+     *
+     * @param gridDone   an event recorded after the grid, or 0 when it ran on this call's stream.
+     * @param gridStream the stream the grid ran on.
+     */
+    void followLaunch(final long gridDone, final long gridStream)
+    {
+        if (gridDone != 0 && gridStream != active)
+        {
+            api.streamWaitEvent(active, gridDone);
+        }
         if (divideKernel != null)
         {
             final long divide = group.function(device, divideKernel);
@@ -346,9 +385,56 @@ final class CudaExecution implements Execution
                 divideAddress, divideCount, ranks);
         }
         api.eventRecord(done, active);
-        pendingLaunch = false;
         launched = true;
-        return 1;
+    }
+
+    /**
+     * @return threads per block: no more than the kernel's launch bound (512), as JCCL_NTHREADS allows up to 640 and
+     *         the driver would refuse the launch; the kernel covers its work with any count.
+     */
+    int blockThreads()
+    {
+        return Math.min(threads, api.maxThreadsPerBlock(function));
+    }
+
+    int rank()
+    {
+        return rank;
+    }
+
+    /** @return the bound call's kernel, once bound. */
+    long function()
+    {
+        return function;
+    }
+
+    String kernel()
+    {
+        return kernel;
+    }
+
+    /** @return the device address of this rank's launch record. */
+    long launchRecord()
+    {
+        return area;
+    }
+
+    /** @return the blocks this rank's kernel runs: one per worker. */
+    int blocks()
+    {
+        return workers.length;
+    }
+
+    /** @return the stream of the bound call. */
+    long stream()
+    {
+        return active;
+    }
+
+    /** @return the event recorded after the bound call's records are copied (shared launches). */
+    long ready()
+    {
+        return ready;
     }
 
     private static boolean dividesAverage(final Call call)
@@ -469,15 +555,30 @@ final class CudaExecution implements Execution
                 return false;
             }
         }
-        final long error = UnsafeApi.getLongVolatile(null, control + 8);
-        if (error != 0)
+        final String error = kernelError();
+        if (error != null)
         {
-            throw new JcclRemoteException("the CUDA kernel " + kernel + " of rank " + rank + " received from a peer " +
-                (error == ERROR_TAG ? "a slot of another call or plan" : "a slot of another length") +
-                ": the ranks do not run the same sequence of calls");
+            throw new JcclRemoteException(error);
+        }
+        if (shared != null && UnsafeApi.getIntVolatile(null, abortWord) != 0)
+        {
+            // stopped with the grid it was launched in, by another rank's kernel
+            final String cause = shared.stoppedBy(this);
+            throw new JcclRemoteException("the CUDA kernel " + kernel + " of rank " + rank + " was stopped before " +
+                "it finished: " + (cause != null ? cause : "the launch it shares with the ranks of this process on " +
+                "CUDA device " + device + " was aborted"));
         }
         launched = false;
         return true;
+    }
+
+    /** @return what the kernel found wrong with the bound call (it wrote the error word), or null. */
+    String kernelError()
+    {
+        final long error = UnsafeApi.getLongVolatile(null, control + 8);
+        return error == 0 ? null : "the CUDA kernel " + kernel + " of rank " + rank + " received from a peer " +
+            (error == ERROR_TAG ? "a slot of another call or plan" : "a slot of another length") +
+            ": the ranks do not run the same sequence of calls";
     }
 
     @Override
@@ -497,7 +598,16 @@ final class CudaExecution implements Execution
                 }
             }
         }
-        UnsafeApi.putIntVolatile(null, control, 1);
+        final String missing = shared == null ? null : shared.withdraw(this);
+        if (missing != null)
+        {
+            return new JcclTimeoutException("rank " + rank + " bound call #" + seq + " and waited " + timeoutMs +
+                " ms for rank(s) " + missing + " of this process, which share CUDA device " + device + " with it and " +
+                "start their kernels in one launch with it (" + program.name() + " program, kernel " + kernel +
+                "): they did not make the same call");
+        }
+        // the whole grid stops where ranks share it: every rank's blocks poll the same flag
+        UnsafeApi.putIntVolatile(null, abortWord, 1);
         api.setDevice(device);
         api.streamSynchronize(active);
         launched = false;
@@ -561,20 +671,39 @@ final class CudaExecution implements Execution
     @Override
     public void abandon()
     {
+        if (shared != null)
+        {
+            shared.withdraw(this);
+        }
         if (launched)
         {
-            UnsafeApi.putIntVolatile(null, control, 1);
-            api.setDevice(device);
+            stopKernel();
             api.streamSynchronize(active);
             launched = false;
+        }
+    }
+
+    /**
+     * Raises the abort flag while the launched call runs; not after, where ranks share the flag: a grid that finished
+     * must not read as stopped to a rank that has not looked at its call yet.
+     */
+    private void stopKernel()
+    {
+        api.setDevice(device);
+        if (launched && !api.eventQuery(done))
+        {
+            UnsafeApi.putIntVolatile(null, abortWord, 1);
         }
     }
 
     /** Stops a running kernel (abort) and frees the device memory of this executor. */
     void close()
     {
-        UnsafeApi.putIntVolatile(null, control, 1);
-        api.setDevice(device);
+        if (shared != null)
+        {
+            shared.withdraw(this);
+        }
+        stopKernel();
         api.streamSynchronize(stream);
         if (active != 0 && active != stream)
         {
@@ -588,6 +717,10 @@ final class CudaExecution implements Execution
         api.freeHost(control);
         api.freeHost(probe);
         api.eventDestroy(done);
+        if (ready != 0)
+        {
+            api.eventDestroy(ready);
+        }
     }
 
     @Override

@@ -45,6 +45,8 @@ final class CudaGroup
     /** The device connections of this process's ranks, by link, made on first use and kept. */
     private final Map<Long, DeviceConnection> connections = new HashMap<>();
     private final int[] ranksOnDevice;
+    /** Per device shared by ranks of this process, their one launch per call. */
+    private final DeviceLaunch[] launches;
     private final boolean[] local;
     private final Connections transport;
     private final CudaTransport cudaTransport;
@@ -131,6 +133,13 @@ final class CudaGroup
             }
         }
         this.cudaTransport = new CudaTransport(api, deviceOfRank, ipc, transport);
+        this.launches = new DeviceLaunch[devices];
+        for (int d = 0; d < devices; d++)
+        {
+            final int device = d;
+            launches[d] = ranksOnDevice[d] < 2 ? null : new DeviceLaunch(api, d,
+                java.util.stream.IntStream.of(localRanks).filter(r -> deviceOfRank[r] == device).toArray());
+        }
     }
 
     CudaApi api()
@@ -154,6 +163,15 @@ final class CudaGroup
     int ranksSharing(final int rank)
     {
         return ranksOnDevice[deviceOfRank[rank]];
+    }
+
+    /**
+     * @param device a device with a rank of this process.
+     * @return the one launch per call of this process's ranks on the device, or null when one rank has it alone.
+     */
+    DeviceLaunch deviceLaunch(final int device)
+    {
+        return launches[device];
     }
 
     /**
@@ -289,6 +307,14 @@ final class CudaGroup
     /** Frees the FIFOs and the setup streams; the kernels that used them have finished. */
     synchronized void close()
     {
+        for (int d = 0; d < launches.length; d++)
+        {
+            if (launches[d] != null)
+            {
+                launches[d].close();
+                launches[d] = null;
+            }
+        }
         cudaTransport.close();
         synchronized (connections)
         {

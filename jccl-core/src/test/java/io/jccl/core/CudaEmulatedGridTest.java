@@ -175,10 +175,13 @@ class CudaEmulatedGridTest
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void shouldTimeOutAndAbortTheKernelWhenAPeerNeverCalls()
     {
-        final Communicator[] comms = Jccl.initAll(new Context().cuda(CUDA).timeoutMs(500), 2);
+        // a device each: rank 0's kernel runs alone and waits for rank 1's slots (ranks sharing a device start
+        // together or not at all: CudaSharedDeviceLaunchTest)
+        final EmulatedCuda two = new EmulatedCuda(2, 132);
+        final Communicator[] comms = Jccl.initAll(new Context().cuda(two).timeoutMs(500), 2);
         try
         {
-            final long memory = CUDA.malloc(4096);
+            final long memory = two.malloc(4096);
             final Buffer b = DeviceBuffer.of(memory, 4096, 0);
             final JcclTimeoutException ex = assertThrows(JcclTimeoutException.class,
                 () -> comms[0].allReduce(b, b, 256, DataType.INT32, ReduceOp.SUM));

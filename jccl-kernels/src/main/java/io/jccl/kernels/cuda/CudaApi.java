@@ -190,6 +190,19 @@ public interface CudaApi
     void launch(long function, int blocks, int threads, int sharedBytes, long stream, long... args);
 
     /**
+     * Launches one of jccl's interpreter kernels as one cooperative grid ({@code cuLaunchCooperativeKernel}, where the
+     * device supports it): every block is resident at once or the launch fails
+     * ({@code CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE}), since its blocks wait on each other.
+     *
+     * @param function  an interpreter kernel.
+     * @param blocks    grid size: the blocks of every rank in the set.
+     * @param threads   block size.
+     * @param stream    the stream.
+     * @param launchSet the kernel's one parameter, passed by value: {@link DeviceLayout#launchSet}'s fields.
+     */
+    void launchInterpreter(long function, int blocks, int threads, long stream, long[] launchSet);
+
+    /**
      * @param pointer the start of an allocation from {@link #malloc(long)}.
      * @return its 64-byte IPC handle, for another process of this host.
      */

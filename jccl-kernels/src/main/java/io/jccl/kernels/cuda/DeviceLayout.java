@@ -8,9 +8,10 @@ package io.jccl.kernels.cuda;
  *   launch: blocks, elemSize, pieceCount, iterations, scalarF (double), scalarI, abortAddr (uint32), tag,
  *           errorAddr (uint64), payloadBytes, reserved...
  *   block:  steps (int32 records, 8 per step), stepCount, flags (uint8 per step), sendFifo, recvFifo,
- *           progress (uint64 per worker of the rank), workerIndex, rankTable, firstBlock, reserved...
+ *           progress (uint64 per worker of the rank), workerIndex, rankTable, reserved...
  * rank table: base[3], start[3], length[3] (input, output, scratch; start and length address int64 per chunk)
  * FIFO (in the receiver's memory): tail at 0, head at 64, 8 slot headers {bytes, tag} at 128, data at 256
+ * launch set (the kernels' parameter, by value): count, firstBlock[8], launch[8] (uint64 each)
  * </pre>
  * SIMPLE slots hold the payload; LL slots hold {@code {uint32 data, uint32 flag}} words, two per 8 payload bytes, the
  * flag being the slot's sequence number plus one (low 32 bits). Each chunk of a step starts at a 16-byte aligned
@@ -59,8 +60,8 @@ public final class DeviceLayout
     public static final int B_WORKER_INDEX = DeviceWire.B_WORKER_INDEX;
     /** Block record: address of the rank table. */
     public static final int B_RANK_TABLE = DeviceWire.B_RANK_TABLE;
-    /** Block record: index of the rank's first block in the launch. */
-    public static final int B_FIRST_BLOCK = DeviceWire.B_FIRST_BLOCK;
+    /** Most ranks one launch runs: the size of the launch set's arrays. */
+    public static final int LAUNCH_SET_RANKS = DeviceWire.LAUNCH_SET_RANKS;
     /** Rank table bytes: base, start and length addresses for three buffers. */
     public static final int RANK_TABLE_BYTES = DeviceWire.RANK_TABLE_BYTES;
     /** Step flag: premultiply what the step reads from its source. */
@@ -125,6 +126,74 @@ public final class DeviceLayout
     public static long alignRegion(final long bytes)
     {
         return (bytes + REGION_ALIGN - 1) & -REGION_ALIGN;
+    }
+
+    /**
+     * The interpreter kernels' parameter: which launch record each block of one launch runs, rank after rank.
+     *
+     * @param launches the ranks' launch records (device addresses), at most {@link #LAUNCH_SET_RANKS}.
+     * @param blocks   each rank's blocks (its workers).
+     * @return the set's uint64 fields, for {@link CudaApi#launchInterpreter}.
+     * @throws IllegalArgumentException if there are no ranks, too many, or the arrays differ in length.
+     */
+    public static long[] launchSet(final long[] launches, final int[] blocks)
+    {
+        if (launches.length < 1 || launches.length > LAUNCH_SET_RANKS || launches.length != blocks.length)
+        {
+            throw new IllegalArgumentException("a launch runs 1.." + LAUNCH_SET_RANKS + " ranks, not " +
+                launches.length + " launch records for " + blocks.length + " block counts");
+        }
+        return fillLaunchSet(new long[DeviceWire.LAUNCH_SET_BYTES / 8], launches, blocks, launches.length);
+    }
+
+    /**
+     * {@link #launchSet} into an array of the set's size, for a launch that allocates nothing.
+     *
+     * @param set      the set's fields, overwritten.
+     * @param launches the ranks' launch records.
+     * @param blocks   each rank's blocks.
+     * @param count    how many ranks of the arrays the launch runs, 1..{@link #LAUNCH_SET_RANKS}.
+     * @return {@code set}.
+     */
+    public static long[] fillLaunchSet(final long[] set, final long[] launches, final int[] blocks, final int count)
+    {
+        java.util.Arrays.fill(set, 0);
+        set[DeviceWire.LAUNCH_SET_COUNT / 8] = count;
+        long first = 0;
+        for (int r = 0; r < count; r++)
+        {
+            set[DeviceWire.LAUNCH_SET_FIRST_BLOCK / 8 + r] = first;
+            set[DeviceWire.LAUNCH_SET_LAUNCH / 8 + r] = launches[r];
+            first += blocks[r];
+        }
+        return set;
+    }
+
+    /**
+     * @param set a launch set.
+     * @return its ranks' launch records.
+     */
+    static long[] launchesOf(final long[] set)
+    {
+        return java.util.Arrays.copyOfRange(set, DeviceWire.LAUNCH_SET_LAUNCH / 8,
+            DeviceWire.LAUNCH_SET_LAUNCH / 8 + (int)set[DeviceWire.LAUNCH_SET_COUNT / 8]);
+    }
+
+    /**
+     * @param set    a launch set.
+     * @param blocks the launch's grid size.
+     * @return each rank's block count.
+     */
+    static int[] blocksOf(final long[] set, final int blocks)
+    {
+        final int count = (int)set[DeviceWire.LAUNCH_SET_COUNT / 8];
+        final int[] each = new int[count];
+        for (int r = 0; r < count; r++)
+        {
+            final long next = r + 1 < count ? set[DeviceWire.LAUNCH_SET_FIRST_BLOCK / 8 + r + 1] : blocks;
+            each[r] = (int)(next - set[DeviceWire.LAUNCH_SET_FIRST_BLOCK / 8 + r]);
+        }
+        return each;
     }
 
     /**

@@ -88,14 +88,22 @@ final class DeviceWire
     static final int B_WORKER_INDEX = 48;
     /** Block record field RANK_TABLE (a byte offset). */
     static final int B_RANK_TABLE = 56;
-    /** Block record field FIRST_BLOCK (a byte offset). */
-    static final int B_FIRST_BLOCK = 64;
     /** RANK_TABLE_BYTES. */
     static final int RANK_TABLE_BYTES = 72;
     /** FLAG_PREMUL_SOURCE. */
     static final int FLAG_PREMUL_SOURCE = 1;
     /** FLAG_PREMUL_DESTINATION. */
     static final int FLAG_PREMUL_DESTINATION = 2;
+    /** LAUNCH_SET_RANKS. */
+    static final int LAUNCH_SET_RANKS = 8;
+    /** LAUNCH_SET_COUNT. */
+    static final int LAUNCH_SET_COUNT = 0;
+    /** LAUNCH_SET_FIRST_BLOCK. */
+    static final int LAUNCH_SET_FIRST_BLOCK = 8;
+    /** LAUNCH_SET_LAUNCH. */
+    static final int LAUNCH_SET_LAUNCH = 72;
+    /** LAUNCH_SET_BYTES. */
+    static final int LAUNCH_SET_BYTES = 136;
     /** SLOTS. */
     static final int SLOTS = 8;
     /** LL_FLAG_PERIOD_BITS. */

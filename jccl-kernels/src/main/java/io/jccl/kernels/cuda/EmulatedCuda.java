@@ -34,6 +34,7 @@ import java.util.regex.Pattern;
  */
 public final class EmulatedCuda implements CudaApi
 {
+    private static final String INTERPRETER = "jccl_interp_";
     /** An entry, and its launch bound where it has one (what the driver reports as its most threads a block). */
     private static final Pattern ENTRY =
         Pattern.compile("\\.entry\\s+(\\w+)\\s*\\([^)]*\\)\\s*(?:\\.maxntid\\s+(\\d+))?");
@@ -67,6 +68,7 @@ public final class EmulatedCuda implements CudaApi
     private boolean moved;
     /** Module loads and kernel lookups so far ({@link #loads()}). */
     private final AtomicLong loads = new AtomicLong();
+    private final AtomicLong interpreterLaunches = new AtomicLong();
     /** When queued work last completed or moved ({@link #progress}). */
     private volatile long movedAtNanos = System.nanoTime();
     /** How long {@link #awaitIdle} lets queued work stand still before calling it a hang. */
@@ -488,7 +490,45 @@ public final class EmulatedCuda implements CudaApi
             throw new JcclSystemException("emulated CUDA: cuLaunchKernel(" + name + ", blocks=" + blocks +
                 ", threads=" + threads + ") failed: CUDA_ERROR_INVALID_VALUE");
         }
-        stream(stream).add(kernel(name, blocks, threads, args));
+        if (name.startsWith(INTERPRETER))
+        {
+            throw new JcclSystemException("emulated CUDA: " + name + " takes a launch set by value " +
+                "(launchInterpreter), not " + args.length + " 8-byte parameters");
+        }
+        stream(stream).add(kernel(name, args));
+    }
+
+    @Override
+    public void launchInterpreter(final long function, final int blocks, final int threads, final long stream,
+        final long[] launchSet)
+    {
+        final String name = functions.get(function);
+        if (name == null || !name.startsWith(INTERPRETER))
+        {
+            throw new JcclSystemException("emulated CUDA: launchInterpreter of " + (name == null ? "an unknown " +
+                "function " + function : name + ", not an interpreter kernel"));
+        }
+        if (blocks < 1 || threads < 1 || threads > maxThreadsPerBlock(function))
+        {
+            throw new JcclSystemException("emulated CUDA: cuLaunchCooperativeKernel(" + name + ", blocks=" + blocks +
+                ", threads=" + threads + ") failed: CUDA_ERROR_INVALID_VALUE");
+        }
+        // one block of an interpreter kernel per multiprocessor (its launch bound's minimum of 1 with the registers
+        // it uses): a larger cooperative grid could not be resident at once, and the driver refuses it
+        if (blocks > multiprocessors)
+        {
+            throw new JcclSystemException("emulated CUDA: cuLaunchCooperativeKernel(" + name + ", blocks=" + blocks +
+                ", threads=" + threads + ") failed: CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE (" + multiprocessors +
+                " multiprocessors)");
+        }
+        interpreterLaunches.incrementAndGet();
+        stream(stream).add(interpreter(name, blocks, threads, launchSet.clone()));
+    }
+
+    /** @return how many interpreter kernels were launched ({@link #launchInterpreter}), each one grid. */
+    public long interpreterLaunches()
+    {
+        return interpreterLaunches.get();
     }
 
     @Override
@@ -699,10 +739,10 @@ public final class EmulatedCuda implements CudaApi
         return e;
     }
 
-    private Operation kernel(final String name, final int blocks, final int threads, final long[] args)
+    private Operation interpreter(final String name, final int blocks, final int threads, final long[] set)
     {
         final HostBuiltInterpreter source = kernelSource;
-        if (name.startsWith("jccl_interp_") && source != null)
+        if (source != null)
         {
             final int hostThreads = Math.min(threads, kernelSourceThreads);
             final long[] run = new long[1];
@@ -711,7 +751,7 @@ public final class EmulatedCuda implements CudaApi
                 // started when it reaches the head of its stream, after the copies queued before it
                 if (run[0] == 0)
                 {
-                    run[0] = source.start(name, args[0], blocks, hostThreads);
+                    run[0] = source.start(name, set, blocks, hostThreads);
                 }
                 if (!source.done(run[0]))
                 {
@@ -723,25 +763,32 @@ public final class EmulatedCuda implements CudaApi
                 return true;
             };
         }
-        if (name.startsWith("jccl_interp_"))
+        final String[] parts = name.substring(INTERPRETER.length()).split("_");
+        final int protocol = "simple".equals(parts[0]) ? 0 : 1;
+        final DataType type = "copy".equals(parts[1]) ? null : KernelNames.type(parts[1]);
+        final ReduceOp.Kind kind = type == null ? null : KernelNames.kind(parts[2]);
+        final long[] launches = DeviceLayout.launchesOf(set);
+        final int[] blocksOf = DeviceLayout.blocksOf(set, blocks);
+        final EmulatedInterpreter[] ranks = new EmulatedInterpreter[launches.length];
+        return () ->
         {
-            final String[] parts = name.substring("jccl_interp_".length()).split("_");
-            final int protocol = "simple".equals(parts[0]) ? 0 : 1;
-            final DataType type = "copy".equals(parts[1]) ? null : KernelNames.type(parts[1]);
-            final ReduceOp.Kind kind = type == null ? null : KernelNames.kind(parts[2]);
-            final EmulatedInterpreter[] interpreter = new EmulatedInterpreter[1];
-            return () ->
+            // the launch records are read when the kernel starts, after the copies queued before it
+            boolean done = true;
+            for (int r = 0; r < ranks.length; r++)
             {
-                // the launch record is read when the kernel starts, after the copies queued before it
-                if (interpreter[0] == null)
+                if (ranks[r] == null)
                 {
-                    interpreter[0] = new EmulatedInterpreter(protocol, type, kind, args[0], blocks);
+                    ranks[r] = new EmulatedInterpreter(protocol, type, kind, launches[r], blocksOf[r]);
                 }
-                final boolean done = interpreter[0].advance();
-                moved |= interpreter[0].moved();
-                return done;
-            };
-        }
+                done &= ranks[r].advance();
+                moved |= ranks[r].moved();
+            }
+            return done;
+        };
+    }
+
+    private Operation kernel(final String name, final long[] args)
+    {
         if ("jccl_copy".equals(name))
         {
             return () ->

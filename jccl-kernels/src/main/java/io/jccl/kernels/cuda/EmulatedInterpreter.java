@@ -131,7 +131,6 @@ final class EmulatedInterpreter
         final long progress;
         final long workerIndex;
         final long rankTable;
-        final long firstBlock;
         long sendTail;
         long recvHead;
         long iteration;
@@ -148,7 +147,6 @@ final class EmulatedInterpreter
             progress = UnsafeApi.getLong(record + B_PROGRESS);
             workerIndex = UnsafeApi.getLong(record + B_WORKER_INDEX);
             rankTable = UnsafeApi.getLong(record + B_RANK_TABLE);
-            firstBlock = UnsafeApi.getLong(record + B_FIRST_BLOCK);
             sendTail = sendFifo == 0 ? 0 : UnsafeApi.getLongVolatile(null, sendFifo + FIFO_TAIL);
             recvHead = recvFifo == 0 ? 0 : UnsafeApi.getLongVolatile(null, recvFifo + FIFO_HEAD);
             done = stepCount == 0 || iterations == 0;
@@ -186,7 +184,7 @@ final class EmulatedInterpreter
             final int depWorker = field(DeviceWire.STEP_DEP_WORKER);
             if (depWorker >= 0)
             {
-                final long dep = launch + RECORD_BYTES + (firstBlock + depWorker) * RECORD_BYTES;
+                final long dep = launch + RECORD_BYTES + (long)depWorker * RECORD_BYTES;
                 final long target = iteration * UnsafeApi.getLong(dep + B_STEP_COUNT) +
                     field(DeviceWire.STEP_DEP_STEP) + 1;
                 if (UnsafeApi.getLongVolatile(null, progress + 8L * depWorker) < target)

@@ -138,18 +138,19 @@ public final class HostBuiltInterpreter
 
     /**
      * @param kernel  the kernel's name, {@code jccl_interp_<proto>_<type>_<op>} or {@code jccl_interp_<proto>_copy}.
-     * @param launch  the launch record's address.
+     * @param set     the kernel's parameter, the launch set's fields ({@link DeviceLayout#launchSet}).
      * @param blocks  blocks of the launch.
      * @param threads threads per block.
      * @return the run, for {@link #done} and {@link #join}.
      * @throws JcclSystemException if the library has no kernel of that name.
      */
-    long start(final String kernel, final long launch, final int blocks, final int threads)
+    long start(final String kernel, final long[] set, final int blocks, final int threads)
     {
-        final long run = start0(kernel, launch, blocks, threads);
+        final long run = start0(kernel, set, blocks, threads);
         if (run == 0)
         {
-            throw new JcclSystemException("host-built interpreter: no kernel " + kernel);
+            throw new JcclSystemException("host-built interpreter: no kernel " + kernel + " (or a launch set of " +
+                set.length + " fields)");
         }
         return run;
     }
@@ -169,7 +170,7 @@ public final class HostBuiltInterpreter
         join0(run);
     }
 
-    private static native long start0(String kernel, long launch, int blocks, int threads);
+    private static native long start0(String kernel, long[] set, int blocks, int threads);
 
     private static native boolean done0(long run);
 

@@ -64,6 +64,7 @@ public final class JCudaApi implements CudaApi
     private final ConcurrentHashMap<Long, CUfunction> functions = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, Integer> maxThreadsPerBlock = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, CUcontext> primaryContexts = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Integer, Boolean> cooperativeDevices = new ConcurrentHashMap<>();
 
     /**
      * Initialises the driver ({@code cuInit(0)}, harmless when already done).
@@ -506,6 +507,33 @@ public final class JCudaApi implements CudaApi
             throw failure("cuLaunchKernel(function=" + function + ", blocks=" + blocks + ", threads=" + threads +
                 ", sharedBytes=" + sharedBytes + ", stream=" + stream + ", " + args.length + " args)", result);
         }
+    }
+
+    @Override
+    public void launchInterpreter(final long function, final int blocks, final int threads, final long stream,
+        final long[] launchSet)
+    {
+        final CUfunction kernel = lookup(functions, function, "function");
+        // one parameter, a struct of uint64 fields: its pointer points at the struct's bytes
+        final Pointer kernelParams = Pointer.to(new Pointer[] {Pointer.to(launchSet)});
+        final boolean cooperative = cooperative(currentDevice());
+        final int result = cooperative ?
+            JCudaDriver.cuLaunchCooperativeKernel(kernel, blocks, 1, 1, threads, 1, 1, 0, stream(stream),
+                kernelParams) :
+            JCudaDriver.cuLaunchKernel(kernel, blocks, 1, 1, threads, 1, 1, 0, stream(stream), kernelParams, null);
+        if (result != CUresult.CUDA_SUCCESS)
+        {
+            throw failure((cooperative ? "cuLaunchCooperativeKernel" : "cuLaunchKernel") + "(function=" + function +
+                ", blocks=" + blocks + ", threads=" + threads + ", stream=" + stream + ", " + launchSet[0] +
+                " ranks)", result);
+        }
+    }
+
+    /** @return whether the device launches cooperative grids (CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH), once read. */
+    private boolean cooperative(final int device)
+    {
+        return cooperativeDevices.computeIfAbsent(device, d -> attribute(d,
+            CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, "CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH") != 0);
     }
 
     @Override

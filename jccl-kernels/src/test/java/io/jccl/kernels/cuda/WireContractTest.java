@@ -34,7 +34,6 @@ class WireContractTest
         final Result result = wireGen(ROOT, "--check");
         assertEquals(0, result.status, "run cuda-src/build-ptx.sh (or java tools/WireGen.java .): " + result.output);
         assertEquals(8, DeviceWire.STEP_WIDTH);
-        assertEquals(DeviceLayout.B_FIRST_BLOCK, DeviceWire.B_FIRST_BLOCK);
     }
 
     /** The host FIFOs, the CUDA proxy and the model frame LL with LlCodec, the kernel with the contract's period. */
