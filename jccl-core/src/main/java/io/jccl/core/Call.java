@@ -200,7 +200,7 @@ final class Call implements Work
         }
         if (state == SUBMITTED)
         {
-            ProgressEngine.INSTANCE.progress();
+            ProgressEngine.INSTANCE.callerProgress();
         }
         return state == DONE;
     }

@@ -105,8 +105,8 @@ final class CommGroup
             null;
         this.trace = online == null ? null : OnlineTuning.openTrace(context.tunerTraceFile());
         this.schedules = io.jccl.schedules.msccl.ScheduleRegistry.load(context.scheduleFiles());
-        this.cuda = context.cuda() == null ? null : new CudaGroup(context.cuda(), topology, localRanks, transport,
-            context.cudaDevices(), context.cudaIpc());
+        this.cuda = context.cuda() == null ? null : CallerContext.keep(context.cuda(), () -> new CudaGroup(
+            context.cuda(), topology, localRanks, transport, context.cudaDevices(), context.cudaIpc()));
         this.communicators = new LocalCommunicator[topology.ranks()];
         this.splitter = new LocalSplit(context, topology.ranks());
         this.open = new AtomicInteger(localRanks.length);

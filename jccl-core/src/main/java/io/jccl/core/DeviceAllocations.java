@@ -42,8 +42,11 @@ final class DeviceAllocations
      */
     DeviceBuffer allocate(final CudaApi cuda, final int device, final long length)
     {
-        cuda.setDevice(device);
-        final long address = cuda.malloc(Math.max(1, length));
+        final long address = CallerContext.keep(cuda, () ->
+        {
+            cuda.setDevice(device);
+            return cuda.malloc(Math.max(1, length));
+        });
         live.put(address, new Allocation(cuda, device, length));
         return DeviceBuffer.of(address, length, device);
     }
@@ -87,8 +90,12 @@ final class DeviceAllocations
             throw new JcclInvalidArgumentException("buffer " + buffer + " is not a live buffer of " +
                 "Jccl.allocateDevice (freed already, a slice, or memory of another allocator)");
         }
-        allocation.cuda().setDevice(allocation.device());
-        allocation.cuda().free(buffer.address());
+        CallerContext.keep(allocation.cuda(), () ->
+        {
+            allocation.cuda().setDevice(allocation.device());
+            allocation.cuda().free(buffer.address());
+            return null;
+        });
     }
 
     private Allocation containing(final DeviceBuffer buffer, final String name)
@@ -121,8 +128,12 @@ final class DeviceAllocations
             return;
         }
         final CudaApi cuda = allocation.cuda();
-        cuda.setDevice(device);
-        cuda.memcpyAsync(dst, src, length, 0);
-        cuda.streamSynchronize(0);
+        CallerContext.keep(cuda, () ->
+        {
+            cuda.setDevice(device);
+            cuda.memcpyAsync(dst, src, length, 0);
+            cuda.streamSynchronize(0);
+            return null;
+        });
     }
 }

@@ -702,7 +702,13 @@ final class LocalCommunicator implements Communicator
     {
         group.fail(new JcclAbortedException("communicator aborted by rank " + rank));
         group.abortPeers();
-        ProgressEngine.INSTANCE.progress();
+        ProgressEngine.INSTANCE.callerProgress();
+    }
+
+    /** @return the CUDA driver of this rank's communicator, or null on the host backend. */
+    io.jccl.kernels.cuda.CudaApi cudaApi()
+    {
+        return group.cuda == null ? null : group.cuda.api();
     }
 
     @Override
@@ -731,12 +737,16 @@ final class LocalCommunicator implements Communicator
                 // the error was reported to the call's owner; closing goes on
             }
         }
-        group.closed(this);
-        while (!claim.compareAndSet(false, true))
+        CallerContext.keep(cudaApi(), () ->
         {
-            Thread.yield();
-        }
-        binder.close();
+            group.closed(this);
+            while (!claim.compareAndSet(false, true))
+            {
+                Thread.yield();
+            }
+            binder.close();
+            return null;
+        });
     }
 
     @Override

@@ -28,6 +28,12 @@ final class ProgressEngine
     private final AtomicInteger waiters = new AtomicInteger();
     private volatile LocalCommunicator[] snapshot = new LocalCommunicator[0];
     private volatile AgentThread agent;
+    /**
+     * The CUDA driver of the registered ranks, or null: a caller's thread leaves {@link #drive}, {@link #drain} and
+     * {@link #callerProgress} with the context it came with ({@link CallerContext}). One per process in practice;
+     * with several (tests), the first registered.
+     */
+    private volatile io.jccl.kernels.cuda.CudaApi driver;
 
     private ProgressEngine()
     {
@@ -37,6 +43,7 @@ final class ProgressEngine
     {
         communicators.add(communicator);
         snapshot = communicators.toArray(new LocalCommunicator[0]);
+        driver = findDriver();
         startAgent();
     }
 
@@ -44,6 +51,38 @@ final class ProgressEngine
     {
         communicators.remove(communicator);
         snapshot = communicators.toArray(new LocalCommunicator[0]);
+        driver = findDriver();
+    }
+
+    private io.jccl.kernels.cuda.CudaApi findDriver()
+    {
+        for (final LocalCommunicator communicator : snapshot)
+        {
+            if (communicator.cudaApi() != null)
+            {
+                return communicator.cudaApi();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * {@link #progress()} for a caller's thread, which keeps its CUDA context.
+     *
+     * @return the amount of work done.
+     */
+    int callerProgress()
+    {
+        final io.jccl.kernels.cuda.CudaApi cuda = driver;
+        final long saved = CallerContext.save(cuda);
+        try
+        {
+            return progress();
+        }
+        finally
+        {
+            CallerContext.restore(cuda, saved);
+        }
     }
 
     /**
@@ -92,6 +131,20 @@ final class ProgressEngine
      */
     boolean drive(final Call call, final boolean timed, final long untilNs)
     {
+        final io.jccl.kernels.cuda.CudaApi cuda = driver;
+        final long saved = CallerContext.save(cuda);
+        try
+        {
+            return driveKeeping(call, timed, untilNs);
+        }
+        finally
+        {
+            CallerContext.restore(cuda, saved);
+        }
+    }
+
+    private boolean driveKeeping(final Call call, final boolean timed, final long untilNs)
+    {
         if (progress() > 0 && call.isComplete())
         {
             // done in one pass (a one-rank call, or peers that were ready): no need to count as a waiter
@@ -133,6 +186,20 @@ final class ProgressEngine
      * @param idle         the rank's submitters' waiting state, reset here.
      */
     void drain(final LocalCommunicator communicator, final IdleWait idle)
+    {
+        final io.jccl.kernels.cuda.CudaApi cuda = driver;
+        final long saved = CallerContext.save(cuda);
+        try
+        {
+            drainKeeping(communicator, idle);
+        }
+        finally
+        {
+            CallerContext.restore(cuda, saved);
+        }
+    }
+
+    private void drainKeeping(final LocalCommunicator communicator, final IdleWait idle)
     {
         if (progress() > 0 && communicator.drained())
         {

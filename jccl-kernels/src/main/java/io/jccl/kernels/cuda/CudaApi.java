@@ -44,6 +44,15 @@ public interface CudaApi
     void setDevice(int device);
 
     /**
+     * @return the calling thread's current context as a token for {@link #makeCurrent} (0 when it has none): jccl
+     *         keeps a caller's context across its own driver calls on the caller's thread.
+     */
+    long currentContext();
+
+    /** @param context a token of {@link #currentContext}: made current on the calling thread again (0: none). */
+    void makeCurrent(long context);
+
+    /**
      * @param bytes bytes, at least 1.
      * @return a device pointer on the current device, 256-byte aligned, contents undefined.
      */

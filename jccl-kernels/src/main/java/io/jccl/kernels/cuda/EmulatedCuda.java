@@ -69,6 +69,8 @@ public final class EmulatedCuda implements CudaApi
     /** Module loads and kernel lookups so far ({@link #loads()}). */
     private final AtomicLong loads = new AtomicLong();
     private final AtomicLong interpreterLaunches = new AtomicLong();
+    /** Per thread, its current context ({@link #currentContext}): the primary context's device plus 1, 0 for none. */
+    private final ThreadLocal<Integer> current = ThreadLocal.withInitial(() -> 0);
     /** When queued work last completed or moved ({@link #progress}). */
     private volatile long movedAtNanos = System.nanoTime();
     /** How long {@link #awaitIdle} lets queued work stand still before calling it a hang. */
@@ -180,6 +182,24 @@ public final class EmulatedCuda implements CudaApi
     public void setDevice(final int device)
     {
         checkDevice(device);
+        current.set(device + 1);
+    }
+
+    /** @return the calling thread's current device's primary context, as a token: the device plus 1, 0 for none. */
+    @Override
+    public long currentContext()
+    {
+        return current.get();
+    }
+
+    @Override
+    public void makeCurrent(final long context)
+    {
+        if (context != 0)
+        {
+            checkDevice((int)context - 1);
+        }
+        current.set((int)context);
     }
 
     private void checkDevice(final int device)

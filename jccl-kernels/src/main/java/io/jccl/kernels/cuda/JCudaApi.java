@@ -65,6 +65,8 @@ public final class JCudaApi implements CudaApi
     private final ConcurrentHashMap<Long, Integer> maxThreadsPerBlock = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, CUcontext> primaryContexts = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, Boolean> cooperativeDevices = new ConcurrentHashMap<>();
+    /** Contexts seen current on a thread, by address, to make them current again ({@link #makeCurrent}). */
+    private final ConcurrentHashMap<Long, CUcontext> contexts = new ConcurrentHashMap<>();
 
     /**
      * Initialises the driver ({@code cuInit(0)}, harmless when already done).
@@ -166,6 +168,40 @@ public final class JCudaApi implements CudaApi
         if (result != CUresult.CUDA_SUCCESS)
         {
             throw failure("cuCtxSetCurrent(primary context of device " + device + ")", result);
+        }
+    }
+
+    @Override
+    public long currentContext()
+    {
+        final ContextPointer context = new ContextPointer();
+        final int result = JCudaDriver.cuCtxGetCurrent(context);
+        if (result != CUresult.CUDA_SUCCESS)
+        {
+            throw failure("cuCtxGetCurrent", result);
+        }
+        final long address = context.address();
+        if (address != 0)
+        {
+            // kept to make it current again: a process has a handful of contexts
+            contexts.putIfAbsent(address, context);
+        }
+        return address;
+    }
+
+    @Override
+    public void makeCurrent(final long context)
+    {
+        final CUcontext known = context == 0 ? new CUcontext() : contexts.get(context);
+        if (known == null)
+        {
+            throw new JcclInvalidArgumentException("makeCurrent: context 0x" + Long.toHexString(context) + " is not " +
+                "a token of currentContext()");
+        }
+        final int result = JCudaDriver.cuCtxSetCurrent(known);
+        if (result != CUresult.CUDA_SUCCESS)
+        {
+            throw failure("cuCtxSetCurrent(0x" + Long.toHexString(context) + ")", result);
         }
     }
 
@@ -752,6 +788,15 @@ public final class JCudaApi implements CudaApi
     }
 
     /** A device {@code cuCtxGetDevice} sets: JCuda keeps the ordinal as the native pointer. */
+    /** A context {@code cuCtxGetCurrent} sets: reads JCuda's protected native pointer. */
+    private static final class ContextPointer extends CUcontext
+    {
+        long address()
+        {
+            return getNativePointer();
+        }
+    }
+
     private static final class DeviceOrdinal extends CUdevice
     {
         int ordinal()
