@@ -45,6 +45,8 @@ final class CudaGroup
     /** The device connections of this process's ranks, by link, made on first use and kept. */
     private final Map<Long, DeviceConnection> connections = new HashMap<>();
     private final int[] ranksOnDevice;
+    /** Per rank, the device addresses {@link #checkContext} passed last: the sent one, the other. */
+    private final long[] checkedAddress;
     /** Per device shared by ranks of this process, their one launch per call. */
     private final DeviceLaunch[] launches;
     private final boolean[] local;
@@ -133,6 +135,7 @@ final class CudaGroup
             }
         }
         this.cudaTransport = new CudaTransport(api, deviceOfRank, ipc, transport);
+        this.checkedAddress = new long[2 * ranks];
         this.launches = new DeviceLaunch[devices];
         for (int d = 0; d < devices; d++)
         {
@@ -279,6 +282,35 @@ final class CudaGroup
                 "jccl's kernels wait on their peers' kernels and are driven from the host, so a call cannot be " +
                 "captured; make it outside the capture");
         }
+    }
+
+    /**
+     * Refuses device memory of a context other than the rank's device's primary one, where jccl's kernels run and
+     * could not reach it (a context made with {@code cuCtxCreate}, or another device's). Memory the driver knows no
+     * context of (not a CUDA allocation, or a virtual memory mapping) passes. Each rank's buffers are looked up when
+     * their address changes, so a loop over the same buffers asks the driver once.
+     *
+     * @param rank   the rank.
+     * @param buffer a buffer of the call, or null.
+     * @param name   its argument's name.
+     * @param call   the call, for the message.
+     * @throws io.jccl.JcclInvalidArgumentException if it is device memory of another context.
+     */
+    void checkContext(final int rank, final io.jccl.Buffer buffer, final String name, final String call)
+    {
+        final int slot = 2 * rank + ("send".equals(name) ? 0 : 1);
+        if (!(buffer instanceof io.jccl.DeviceBuffer device) || device.address() == checkedAddress[slot])
+        {
+            return;
+        }
+        final long context = api.pointerContext(device.address());
+        if (context != 0 && context != api.primaryContext(device(rank)))
+        {
+            throw new io.jccl.JcclInvalidArgumentException(name + " is " + buffer + ", memory of another CUDA " +
+                "context than the primary context of device " + device(rank) + ", where this rank's kernels run: " +
+                "allocate it in the primary context (cudaMalloc, PyTorch and DJL do) or copy it there (" + call + ")");
+        }
+        checkedAddress[slot] = device.address();
     }
 
     /**

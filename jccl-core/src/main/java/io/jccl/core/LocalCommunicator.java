@@ -189,6 +189,8 @@ final class LocalCommunicator implements Communicator
         if (group.cuda != null)
         {
             group.cuda.checkNotCapturing(stream, Names.of(collective));
+            group.cuda.checkContext(rank, send, "send", Names.of(collective));
+            group.cuda.checkContext(rank, recv, "recv", Names.of(collective));
         }
         final Call call = new Call(this, collective, send, recv, count, type, op, root,
             CallValidator.isInPlace(collective, send, recv, count, type, rank), stream);

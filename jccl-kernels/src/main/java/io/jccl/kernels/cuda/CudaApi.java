@@ -53,6 +53,20 @@ public interface CudaApi
     void makeCurrent(long context);
 
     /**
+     * @param device a device.
+     * @return its primary context, where jccl's kernels run, as a {@link #currentContext} token.
+     */
+    long primaryContext(int device);
+
+    /**
+     * @param address any address.
+     * @return the context of the allocation it lies in ({@code CU_POINTER_ATTRIBUTE_CONTEXT}), as a
+     *         {@link #currentContext} token; 0 where the driver knows of none (not a CUDA allocation, or one bound
+     *         to no context, as virtual memory mappings are).
+     */
+    long pointerContext(long address);
+
+    /**
      * @param bytes bytes, at least 1.
      * @return a device pointer on the current device, 256-byte aligned, contents undefined.
      */

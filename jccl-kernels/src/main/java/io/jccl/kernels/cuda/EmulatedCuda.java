@@ -70,7 +70,11 @@ public final class EmulatedCuda implements CudaApi
     private final AtomicLong loads = new AtomicLong();
     private final AtomicLong interpreterLaunches = new AtomicLong();
     /** Per thread, its current context ({@link #currentContext}): the primary context's device plus 1, 0 for none. */
-    private final ThreadLocal<Integer> current = ThreadLocal.withInitial(() -> 0);
+    private final ThreadLocal<Long> current = ThreadLocal.withInitial(() -> 0L);
+    private final AtomicLong nextContext = new AtomicLong();
+    /** Device allocations by address: {bytes, the context current when made}. */
+    private final java.util.concurrent.ConcurrentSkipListMap<Long, long[]> allocations =
+        new java.util.concurrent.ConcurrentSkipListMap<>();
     /** When queued work last completed or moved ({@link #progress}). */
     private volatile long movedAtNanos = System.nanoTime();
     /** How long {@link #awaitIdle} lets queued work stand still before calling it a hang. */
@@ -182,7 +186,7 @@ public final class EmulatedCuda implements CudaApi
     public void setDevice(final int device)
     {
         checkDevice(device);
-        current.set(device + 1);
+        current.set((long)device + 1);
     }
 
     /** @return the calling thread's current device's primary context, as a token: the device plus 1, 0 for none. */
@@ -199,7 +203,35 @@ public final class EmulatedCuda implements CudaApi
         {
             checkDevice((int)context - 1);
         }
-        current.set((int)context);
+        current.set(context);
+    }
+
+    @Override
+    public long primaryContext(final int device)
+    {
+        checkDevice(device);
+        return device + 1;
+    }
+
+    /**
+     * Emulates {@code cuCtxCreate}: a context of the device other than its primary one, for tests of memory allocated
+     * there. Its token's low 32 bits are the device plus 1, as the primary context's token is.
+     *
+     * @param device the device.
+     * @return the new context's token, for {@link #makeCurrent}.
+     */
+    public long createContext(final int device)
+    {
+        checkDevice(device);
+        return (nextContext.incrementAndGet() << 32) | (device + 1);
+    }
+
+    @Override
+    public long pointerContext(final long address)
+    {
+        final Map.Entry<Long, long[]> allocation = allocations.floorEntry(address);
+        return allocation != null && address < allocation.getKey() + allocation.getValue()[0] ?
+            allocation.getValue()[1] : 0;
     }
 
     private void checkDevice(final int device)
@@ -227,9 +259,12 @@ public final class EmulatedCuda implements CudaApi
             final long address = org.agrona.BufferUtil.address(mapped);
             UnsafeApi.setMemory(address, bytes, (byte)0x5a);
             shared.put(address, new Shared(file, id, mapped));
+            allocations.put(address, new long[] {bytes, current.get()});
             return address;
         }
-        return privateMemory(bytes);
+        final long address = privateMemory(bytes);
+        allocations.put(address, new long[] {bytes, current.get()});
+        return address;
     }
 
     private long privateMemory(final long bytes)
@@ -250,6 +285,7 @@ public final class EmulatedCuda implements CudaApi
             return;
         }
         awaitIdle("cuMemFree");
+        allocations.remove(pointer);
         final Shared file = shared.remove(pointer);
         if (file != null)
         {

@@ -14,6 +14,7 @@ import jcuda.driver.CUfunction_attribute;
 import jcuda.driver.CUipcMemHandle;
 import jcuda.driver.CUipcMem_flags;
 import jcuda.driver.CUmodule;
+import jcuda.driver.CUpointer_attribute;
 import jcuda.driver.CUresult;
 import jcuda.driver.CUstream;
 import jcuda.driver.CUstream_flags;
@@ -63,7 +64,7 @@ public final class JCudaApi implements CudaApi
     private final ConcurrentHashMap<Long, CUmodule> modules = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, CUfunction> functions = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, Integer> maxThreadsPerBlock = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<Integer, CUcontext> primaryContexts = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Integer, ContextPointer> primaryContexts = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, Boolean> cooperativeDevices = new ConcurrentHashMap<>();
     /** Contexts seen current on a thread, by address, to make them current again ({@link #makeCurrent}). */
     private final ConcurrentHashMap<Long, CUcontext> contexts = new ConcurrentHashMap<>();
@@ -163,7 +164,7 @@ public final class JCudaApi implements CudaApi
     @Override
     public void setDevice(final int device)
     {
-        final CUcontext context = primaryContext(device);
+        final CUcontext context = primary(device);
         final int result = JCudaDriver.cuCtxSetCurrent(context);
         if (result != CUresult.CUDA_SUCCESS)
         {
@@ -203,6 +204,22 @@ public final class JCudaApi implements CudaApi
         {
             throw failure("cuCtxSetCurrent(0x" + Long.toHexString(context) + ")", result);
         }
+    }
+
+    @Override
+    public long primaryContext(final int device)
+    {
+        return primary(device).address();
+    }
+
+    @Override
+    public long pointerContext(final long address)
+    {
+        final long[] context = new long[1];
+        final int result = JCudaDriver.cuPointerGetAttribute(Pointer.to(context),
+            CUpointer_attribute.CU_POINTER_ATTRIBUTE_CONTEXT, at(address));
+        // CUDA_ERROR_INVALID_VALUE: memory the driver did not allocate or register
+        return result == CUresult.CUDA_SUCCESS ? context[0] : 0;
     }
 
     @Override
@@ -634,7 +651,7 @@ public final class JCudaApi implements CudaApi
         {
             return false;
         }
-        final int result = JCudaDriver.cuCtxEnablePeerAccess(primaryContext(peer), 0);
+        final int result = JCudaDriver.cuCtxEnablePeerAccess(primary(peer), 0);
         if (result == CUresult.CUDA_SUCCESS || result == CUresult.CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
         {
             return true;
@@ -677,14 +694,14 @@ public final class JCudaApi implements CudaApi
         return new JcclSystemException(message.toString());
     }
 
-    private CUcontext primaryContext(final int device)
+    private ContextPointer primary(final int device)
     {
         return primaryContexts.computeIfAbsent(device, JCudaApi::retainPrimaryContext);
     }
 
-    private static CUcontext retainPrimaryContext(final int device)
+    private static ContextPointer retainPrimaryContext(final int device)
     {
-        final CUcontext context = new CUcontext();
+        final ContextPointer context = new ContextPointer();
         final int result = JCudaDriver.cuDevicePrimaryCtxRetain(context, device(device));
         if (result != CUresult.CUDA_SUCCESS)
         {

@@ -4,10 +4,12 @@ import io.jccl.Communicator;
 import io.jccl.DataType;
 import io.jccl.DeviceBuffer;
 import io.jccl.HostBuffer;
+import io.jccl.JcclInvalidArgumentException;
 import io.jccl.ReduceOp;
 import io.jccl.Stream;
 import io.jccl.Work;
 import io.jccl.kernels.cuda.EmulatedCuda;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -16,14 +18,17 @@ import java.nio.ByteOrder;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A caller's thread leaves jccl with the CUDA context it came with, though jccl's driver calls on it make the ranks'
- * devices current: after creating communicators, allocating and copying device buffers, waiting on calls (join,
- * isDone), aborting and closing. The ranks run on devices 0 and 1 of the device double, which keeps a current context
- * per thread as the driver does; the caller's thread holds device 1's, device 0's or none.
+ * CUDA contexts. A caller's thread leaves jccl with the context it came with, though jccl's driver calls on it make
+ * the ranks' devices current: after creating communicators, allocating and copying device buffers, waiting on calls
+ * (join, isDone), aborting and closing. The ranks run on devices 0 and 1 of the device double, which keeps a current
+ * context per thread as the driver does; the caller's thread holds device 1's, device 0's or none. And memory of
+ * another context than the primary one, where the kernels run, is refused before the call is queued.
  */
-class CudaCallerContextTest
+class CudaContextTest
 {
     private static final int COUNT = 256;
 
@@ -88,6 +93,53 @@ class CudaCallerContextTest
                 }
             }
             assertEquals(token, cuda.currentContext(), "after freeing");
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldRefuseMemoryOfAnotherContextNamingTheArgument()
+    {
+        final EmulatedCuda cuda = new EmulatedCuda();
+        cuda.makeCurrent(cuda.createContext(0));
+        final DeviceBuffer foreign = DeviceBuffer.of(cuda.malloc(4L * COUNT), 4L * COUNT, 0);
+        cuda.makeCurrent(cuda.primaryContext(0));
+        final long[] primary = {cuda.malloc(4L * COUNT), cuda.malloc(4L * COUNT)};
+        cuda.makeCurrent(0);
+        final Communicator[] comms = Jccl.initAll(new Context().cuda(cuda), 2);
+        try
+        {
+            final DeviceBuffer good = DeviceBuffer.of(primary[0], 4L * COUNT, 0);
+            final String[] names = {"send", "recv"};
+            for (final String name : names)
+            {
+                final JcclInvalidArgumentException error = assertThrows(JcclInvalidArgumentException.class,
+                    () -> comms[0].allReduce("send".equals(name) ? foreign : good, "send".equals(name) ? good :
+                        foreign, COUNT, DataType.INT32, ReduceOp.SUM, Stream.DEFAULT));
+                assertTrue(error.getMessage().startsWith(name + " is " + foreign + ", memory of another CUDA " +
+                    "context than the primary context of device 0, where this rank's kernels run"),
+                    error.getMessage());
+            }
+            // refused before anything was queued: the ranks go on with the primary context's memory
+            final Work[] works = new Work[2];
+            Jccl.groupStart();
+            for (int r = 0; r < 2; r++)
+            {
+                final DeviceBuffer b = DeviceBuffer.of(primary[r], 4L * COUNT, 0);
+                works[r] = comms[r].allReduce(b, b, COUNT, DataType.INT32, ReduceOp.SUM, Stream.DEFAULT);
+            }
+            Jccl.groupEnd();
+            for (final Work w : works)
+            {
+                w.join();
+            }
+        }
+        finally
+        {
+            for (final Communicator c : comms)
+            {
+                c.close();
+            }
         }
     }
 }
