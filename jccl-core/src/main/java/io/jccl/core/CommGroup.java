@@ -69,7 +69,8 @@ final class CommGroup
      * @param announce    tells the other processes of a failure found here, so that they fail with its cause.
      * @param onAbort     run when a local rank aborts, so peers in other processes hear of it at once.
      * @param quiesce     run before the transport closes, unless the group failed: waits until no peer needs this
-     *                    process's data any more (the network transport's last slots).
+     *                    process's data any more (the network transport's last slots) and every process has let go
+     *                    of the CUDA FIFOs others exported to it (a barrier).
      * @param onLastClose run when the last local rank closes (the bootstrap's end).
      */
     record Outside(Standings standings, java.util.function.Consumer<JcclException> announce, Runnable onAbort,
@@ -296,6 +297,11 @@ final class CommGroup
                 LOG.info("jccl INFO connectors of this group: {}{}", transport.counters(),
                     transport.net() == null ? "" : "; " + transport.net().describe());
             }
+            if (cuda != null)
+            {
+                // CUDA IPC: every process lets go of its peers' FIFOs before the barrier, and frees its own after it
+                cuda.releaseImported();
+            }
             if (failure == null)
             {
                 outside.quiesce().run();
@@ -303,7 +309,7 @@ final class CommGroup
             transport.close();
             if (cuda != null)
             {
-                cuda.close();
+                cuda.close(failure == null);
             }
             if (online != null)
             {

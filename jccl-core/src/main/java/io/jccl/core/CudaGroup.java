@@ -336,8 +336,19 @@ final class CudaGroup
         }
     }
 
-    /** Frees the FIFOs and the setup streams; the kernels that used them have finished. */
-    synchronized void close()
+    /** Lets go of the FIFOs other processes exported to this one, before the processes' closing barrier. */
+    synchronized void releaseImported()
+    {
+        cudaTransport.releaseImported();
+    }
+
+    /**
+     * Frees the FIFOs and the setup streams; the kernels that used them have finished.
+     *
+     * @param importersReleased whether every process let go of this one's exported FIFOs (the closing barrier
+     *                          passed); if not, those stay until the process ends.
+     */
+    synchronized void close(final boolean importersReleased)
     {
         for (int d = 0; d < launches.length; d++)
         {
@@ -347,7 +358,7 @@ final class CudaGroup
                 launches[d] = null;
             }
         }
-        cudaTransport.close();
+        cudaTransport.close(importersReleased);
         synchronized (connections)
         {
             connections.clear();

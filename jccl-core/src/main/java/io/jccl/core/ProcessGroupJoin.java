@@ -88,7 +88,7 @@ final class ProcessGroupJoin
             standings = Standings.shared(rank, pids, hosts, directory, sharedPrefix(id));
             group = CommGroup.createShared(context, topology, new int[] {rank}, transport, calibration,
                 new CommGroup.Outside(standings, bootstrap::announceFailure, bootstrap::abort,
-                    () -> quiesce(bootstrap, network), () ->
+                    () -> quiesce(bootstrap, network != null || context.cuda() != null), () ->
                     {
                         bootstrap.close();
                         if (joined[0].failure() != null)
@@ -213,12 +213,13 @@ final class ProcessGroupJoin
     }
 
     /**
-     * Before the network transport closes: a barrier, so every rank has finished its calls and no peer still waits
-     * for a slot this process has yet to send. A failing barrier (a peer gone) only shortens the wait.
+     * Before the transport closes: a barrier, so every rank has finished its calls and no peer still waits for a slot
+     * this process has yet to send over the network, and on CUDA every process has let go of the FIFOs the others
+     * exported to it through IPC before they free them. A failing barrier (a peer gone) only shortens the wait.
      */
-    private static void quiesce(final Bootstrap bootstrap, final NetTransport net)
+    private static void quiesce(final Bootstrap bootstrap, final boolean needed)
     {
-        if (net == null)
+        if (!needed)
         {
             return;
         }

@@ -43,12 +43,16 @@ public final class EmulatedCuda implements CudaApi
     private static final int IPC_MAGIC = 0x6a63636c;
 
     private static final String SHARE_PREFIX = "jccl-emucuda-";
+    /** Between an allocation's file name and the pid of a process that has it open: {@code <file>.open-<pid>-<n>}. */
+    private static final String OPEN_MARK = ".open-";
     private final int devices;
     /** Where shareable allocations live, or null: device memory private to this process. */
     private final java.nio.file.Path shareDirectory;
     private final AtomicLong nextShared = new AtomicLong();
     private final Map<Long, Shared> shared = new ConcurrentHashMap<>();
-    private final Map<Long, java.nio.MappedByteBuffer> opened = new ConcurrentHashMap<>();
+    /** Other processes' allocations mapped here, with the marker file that says so to their owner. */
+    private final Map<Long, Opened> opened = new ConcurrentHashMap<>();
+    private final AtomicLong nextOpen = new AtomicLong();
     private final int multiprocessors;
     private final ReentrantLock lock = new ReentrantLock();
     private final AtomicLong nextHandle = new AtomicLong(1);
@@ -285,10 +289,12 @@ public final class EmulatedCuda implements CudaApi
             return;
         }
         awaitIdle("cuMemFree");
-        allocations.remove(pointer);
-        final Shared file = shared.remove(pointer);
+        final Shared file = shared.get(pointer);
         if (file != null)
         {
+            checkNotOpenElsewhere(file.path);
+            shared.remove(pointer);
+            allocations.remove(pointer);
             org.agrona.IoUtil.unmap(file.mapped);
             org.agrona.IoUtil.delete(file.path.toFile(), true);
             return;
@@ -299,6 +305,7 @@ public final class EmulatedCuda implements CudaApi
             throw new JcclSystemException("emulated CUDA: free of 0x" + Long.toHexString(pointer) +
                 ", not an allocation");
         }
+        allocations.remove(pointer);
         UnsafeApi.freeMemory(raw);
     }
 
@@ -630,20 +637,64 @@ public final class EmulatedCuda implements CudaApi
             throw new JcclSystemException("emulated CUDA: cuIpcOpenMemHandle failed: CUDA_ERROR_INVALID_VALUE (a " +
                 "handle of process " + pid + ": only EmulatedCuda.shareable maps other processes' memory)");
         }
-        final java.nio.MappedByteBuffer mapped = map(shareDirectory.resolve(SHARE_PREFIX + pid + "-" + id), bytes,
-            false);
+        final String name = SHARE_PREFIX + pid + "-" + id;
+        final java.nio.MappedByteBuffer mapped = map(shareDirectory.resolve(name), bytes, false);
         final long address = org.agrona.BufferUtil.address(mapped);
-        opened.put(address, mapped);
+        // the owner's cuMemFree refuses while a live process has it open, as freeing it then is undefined on a GPU
+        final java.nio.file.Path marker = shareDirectory.resolve(name + OPEN_MARK + ProcessHandle.current().pid() +
+            "-" + nextOpen.incrementAndGet());
+        try
+        {
+            java.nio.file.Files.createFile(marker);
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new JcclSystemException("emulated CUDA: cannot mark " + marker + ": " + ex, ex);
+        }
+        opened.put(address, new Opened(mapped, marker));
         return address;
     }
 
     @Override
     public void ipcClose(final long pointer)
     {
-        final java.nio.MappedByteBuffer mapped = opened.remove(pointer);
-        if (mapped != null)
+        final Opened mapping = opened.remove(pointer);
+        if (mapping != null)
         {
-            org.agrona.IoUtil.unmap(mapped);
+            org.agrona.IoUtil.unmap(mapping.mapped());
+            org.agrona.IoUtil.delete(mapping.marker().toFile(), true);
+        }
+    }
+
+    /**
+     * Refuses to free an allocation another live process still has open through IPC: on a GPU that is undefined
+     * ({@code cuMemFree} before the importer's {@code cuIpcCloseMemHandle}); the marks of dead processes go.
+     */
+    private static void checkNotOpenElsewhere(final java.nio.file.Path file)
+    {
+        final String mark = file.getFileName() + OPEN_MARK;
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(file.getParent()))
+        {
+            for (final java.nio.file.Path f : (Iterable<java.nio.file.Path>)files::iterator)
+            {
+                final String name = f.getFileName().toString();
+                if (name.startsWith(mark))
+                {
+                    final String rest = name.substring(mark.length());
+                    final long pid = Long.parseLong(rest.substring(0, rest.indexOf('-')));
+                    if (ProcessHandle.of(pid).isPresent())
+                    {
+                        throw new JcclSystemException("emulated CUDA: cuMemFree of " + file.getFileName() + ", which " +
+                            "process " + pid + " still has open through CUDA IPC: freeing memory before its " +
+                            "importers call cuIpcCloseMemHandle is undefined on a GPU");
+                    }
+                    java.nio.file.Files.deleteIfExists(f);
+                }
+            }
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new JcclSystemException("emulated CUDA: cannot list " + file.getParent() + ": " + ex, ex);
         }
     }
 
@@ -694,6 +745,10 @@ public final class EmulatedCuda implements CudaApi
     }
 
     private record Shared(java.nio.file.Path path, long id, java.nio.MappedByteBuffer mapped)
+    {
+    }
+
+    private record Opened(java.nio.MappedByteBuffer mapped, java.nio.file.Path marker)
     {
     }
 

@@ -173,15 +173,40 @@ public final class CudaTransport implements Transport<DeviceConnection>
         return fixed(fifo, proxy);
     }
 
-    /** Frees the FIFOs and the setup streams; the kernels that used them have finished. */
+    /**
+     * Lets go of the FIFOs other processes exported to this one ({@code cuIpcCloseMemHandle}): the first half of
+     * closing, before the processes meet at a barrier, after which each frees what it exported ({@link #close(boolean)}).
+     * Freeing exported memory while an importer still has it open is undefined on a GPU.
+     */
+    public synchronized void releaseImported()
+    {
+        importedFifos.forEach(api::ipcClose);
+        importedFifos.clear();
+    }
+
+    /** {@link #close(boolean)} where every importer has let go. */
     @Override
-    public synchronized void close()
+    public void close()
+    {
+        close(true);
+    }
+
+    /**
+     * Frees the FIFOs and the setup streams; the kernels that used them have finished.
+     *
+     * @param importersReleased whether every process that imported this one's FIFOs let go of them
+     *                          ({@link #releaseImported} before a barrier); if not (a failed group, whose peers may be
+     *                          gone or stuck), the exported FIFOs are left to the process's end.
+     */
+    public synchronized void close(final boolean importersReleased)
     {
         deviceFifos.forEach(api::free);
         deviceFifos.clear();
-        importedFifos.forEach(api::ipcClose);
-        importedFifos.clear();
-        exportedFifos.forEach(api::free);
+        releaseImported();
+        if (importersReleased)
+        {
+            exportedFifos.forEach(api::free);
+        }
         exportedFifos.clear();
         pinnedFifos.forEach(api::freeHost);
         pinnedFifos.clear();
