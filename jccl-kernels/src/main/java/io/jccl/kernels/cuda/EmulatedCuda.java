@@ -15,8 +15,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * A device double for machines without a GPU: "device" memory is host memory, streams are queues of operations run
@@ -35,11 +33,8 @@ import java.util.regex.Pattern;
 public final class EmulatedCuda implements CudaApi
 {
     private static final String INTERPRETER = "jccl_interp_";
-    /** An entry, and its launch bound where it has one (what the driver reports as its most threads a block). */
-    private static final Pattern ENTRY =
-        Pattern.compile("\\.entry\\s+(\\w+)\\s*\\([^)]*\\)\\s*(?:\\.maxntid\\s+(\\d+))?");
     /** The driver's limit on any block. */
-    private static final int MAX_THREADS = 1024;
+    private static final int MAX_THREADS = PtxResources.MAX_THREADS_PER_BLOCK;
     private static final int IPC_MAGIC = 0x6a63636c;
 
     private static final String SHARE_PREFIX = "jccl-emucuda-";
@@ -474,12 +469,14 @@ public final class EmulatedCuda implements CudaApi
     @Override
     public float eventElapsedMs(final long start, final long end)
     {
-        if (!event(start).timing || !event(end).timing)
+        final Event first = event(start);
+        final Event last = event(end);
+        if (!first.timing || !last.timing)
         {
             throw new JcclSystemException("emulated CUDA: cuEventElapsedTime failed: CUDA_ERROR_INVALID_HANDLE (an " +
                 "event made without timing)");
         }
-        return (event(end).atNanos - event(start).atNanos) / 1e6f;
+        return (last.atNanos - first.atNanos) / 1e6f;
     }
 
     @Override
@@ -499,13 +496,9 @@ public final class EmulatedCuda implements CudaApi
     {
         awaitIdle("cuModuleLoadData");
         loads.incrementAndGet();
-        final List<String> names = new ArrayList<>();
-        final Matcher m = ENTRY.matcher(ptx);
-        while (m.find())
-        {
-            names.add(m.group(1));
-            launchBounds.put(m.group(1), m.group(2) == null ? MAX_THREADS : Integer.parseInt(m.group(2)));
-        }
+        final Map<String, Integer> bounds = PtxResources.launchBounds(ptx);
+        launchBounds.putAll(bounds);
+        final List<String> names = new ArrayList<>(bounds.keySet());
         final long handle = nextHandle.getAndIncrement();
         modules.put(handle, names);
         return handle;

@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -23,6 +25,8 @@ public final class PtxResources
     public static final String DIRECTORY = "/io/jccl/kernels/ptx/";
     /** Class-path resource listing the shipped PTX bases, one a line. */
     public static final String INDEX = DIRECTORY + "index.txt";
+    /** The driver's limit on the threads of any block. */
+    public static final int MAX_THREADS_PER_BLOCK = 1024;
     /** What the first line of a shipped PTX starts with, before the source hash. */
     public static final String SOURCE_HASH_PREFIX = "// jccl-cuda-src-sha256: ";
 
@@ -30,6 +34,9 @@ public final class PtxResources
     private static final Pattern HASH = Pattern.compile("[0-9a-f]{64}");
     private static final Pattern ENTRY = Pattern.compile(
         "^\\s*(?:\\.visible\\s+|\\.weak\\s+)?\\.entry\\s+([A-Za-z_$%][A-Za-z0-9_$]*)", Pattern.MULTILINE);
+    /** An entry, its parameter list, and its launch bound where it has one. */
+    private static final Pattern BOUND =
+        Pattern.compile("\\.entry\\s+(\\w+)\\s*\\([^)]*\\)\\s*(?:\\.maxntid\\s+(\\d+))?");
     private static final Pattern VERSION = Pattern.compile("^\\s*\\.version\\s+(\\d+\\.\\d+)\\s*$",
         Pattern.MULTILINE);
 
@@ -121,6 +128,23 @@ public final class PtxResources
             names.add(matcher.group(1));
         }
         return Collections.unmodifiableSet(names);
+    }
+
+    /**
+     * @param ptx a PTX text.
+     * @return each kernel's most threads a block, by name: its launch bound ({@code .maxntid}) where it has one, else
+     *         the driver's limit on any block, {@link #MAX_THREADS_PER_BLOCK}.
+     */
+    public static Map<String, Integer> launchBounds(final String ptx)
+    {
+        final Map<String, Integer> bounds = new TreeMap<>();
+        final Matcher matcher = BOUND.matcher(ptx);
+        while (matcher.find())
+        {
+            bounds.put(matcher.group(1), matcher.group(2) == null ? MAX_THREADS_PER_BLOCK :
+                Integer.parseInt(matcher.group(2)));
+        }
+        return Collections.unmodifiableMap(bounds);
     }
 
     /**

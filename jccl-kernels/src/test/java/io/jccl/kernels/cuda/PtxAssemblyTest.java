@@ -32,8 +32,6 @@ class PtxAssemblyTest
     private static final String[] ARCHITECTURES = { "sm_75", "sm_80", "sm_90" };
     /** Registers one block may use on sm_75 to sm_90. */
     private static final int REGISTERS_PER_BLOCK = 64 * 1024;
-    private static final Pattern ENTRY =
-        Pattern.compile("\\.entry\\s+(\\w+)\\s*\\([^)]*\\)\\s*(?:\\.maxntid\\s+(\\d+))?");
     private static final Pattern COMPILING = Pattern.compile("Compiling entry function '(\\w+)'");
     private static final Pattern USED = Pattern.compile("Used (\\d+) registers");
 
@@ -72,13 +70,11 @@ class PtxAssemblyTest
                 compilerVersion() + "): " + error);
         }
         final Map<String, Integer> registers = registers(log[0]);
-        final Matcher entry = ENTRY.matcher(text);
-        int entries = 0;
-        while (entry.find())
+        final Map<String, Integer> bounds = PtxResources.launchBounds(text);
+        for (final Map.Entry<String, Integer> entry : bounds.entrySet())
         {
-            entries++;
-            final String name = entry.group(1);
-            final int threads = entry.group(2) == null ? 1024 : Integer.parseInt(entry.group(2));
+            final String name = entry.getKey();
+            final int threads = entry.getValue();
             final Integer used = registers.get(name);
             assertTrue(used != null, () -> "no register count for " + name + " in the compiler's log");
             final long perBlock = (used + 7L) / 8 * 8 * ((threads + 31) / 32 * 32);
@@ -87,7 +83,7 @@ class PtxAssemblyTest
                 ": a block of its most threads would not launch (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES); give it a " +
                 "launch bound");
         }
-        assertEquals(entries, registers.size(), "register counts for every entry, and only those");
+        assertEquals(bounds.keySet(), registers.keySet(), "register counts for every entry, and only those");
     }
 
     @Test
