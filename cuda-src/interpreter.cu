@@ -25,6 +25,17 @@
 #define JCCL_SPIN_PAUSE()
 #endif
 
+#if !defined(JCCL_GLOBALTIMER)
+// the device's nanosecond clock, for the blocks' entry and exit stamps
+__device__ __forceinline__ unsigned long long jcclGlobalTimer()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+#define JCCL_GLOBALTIMER() jcclGlobalTimer()
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 #include "jccl_arith.cuh"
@@ -64,7 +75,8 @@ struct Block                           // 128 bytes per worker
     uint64_t progress;                 // uint64 per worker of the rank, zeroed before the launch
     uint64_t workerIndex;
     uint64_t rankTable;
-    uint64_t reserved[8];
+    uint64_t clock;                    // uint64 {entry, exit} of this block, zeroed before the launch
+    uint64_t reserved[7];
 };
 
 struct LaunchSet                       // the kernels' parameter: which rank's launch record each block runs
@@ -94,7 +106,8 @@ static_assert(offsetof(Block, steps) == jccl_wire::B_STEPS && offsetof(Block, st
     offsetof(Block, flags) == jccl_wire::B_FLAGS && offsetof(Block, sendFifo) == jccl_wire::B_SEND_FIFO &&
     offsetof(Block, recvFifo) == jccl_wire::B_RECV_FIFO && offsetof(Block, progress) == jccl_wire::B_PROGRESS &&
     offsetof(Block, workerIndex) == jccl_wire::B_WORKER_INDEX &&
-    offsetof(Block, rankTable) == jccl_wire::B_RANK_TABLE, "block record layout");
+    offsetof(Block, rankTable) == jccl_wire::B_RANK_TABLE && offsetof(Block, clock) == jccl_wire::B_CLOCK,
+    "block record layout");
 static_assert(sizeof(LaunchSet) == jccl_wire::LAUNCH_SET_BYTES && offsetof(LaunchSet, count) ==
     jccl_wire::LAUNCH_SET_COUNT && offsetof(LaunchSet, firstBlock) == jccl_wire::LAUNCH_SET_FIRST_BLOCK &&
     offsetof(LaunchSet, launch) == jccl_wire::LAUNCH_SET_LAUNCH, "launch set layout");
@@ -487,12 +500,30 @@ __device__ __forceinline__ const Launch* member(const LaunchSet& set, unsigned i
 }
 
 template<int PROTO, typename T, int OP>
+__device__ void run(const Launch* L, const Block* blocks, const Block* B);
+
+// One block of the launch: its rank's records, the steps (run stamps the block's entry), and the exit stamp, so that
+// a timeout tells a block that never started from one waiting at a step, and how long it ran.
+template<int PROTO, typename T, int OP>
 __device__ void interpret(const LaunchSet& set)
 {
     unsigned int worker0;
     const Launch* L = member(set, worker0);
     const Block* blocks = (const Block*)((const char*)L + sizeof(Launch));
-    const Block* B = blocks + worker0;
+    run<PROTO, T, OP>(L, blocks, blocks + worker0);
+    __syncthreads();
+    if (threadIdx.x == 0)
+    {
+        // found again from the parameter, so that nothing stays in a register across the steps
+        unsigned int worker1;
+        const Block* again = (const Block*)((const char*)member(set, worker1) + sizeof(Launch)) + worker1;
+        storeVolatile((uint64_t*)again->clock + 1, JCCL_GLOBALTIMER());
+    }
+}
+
+template<int PROTO, typename T, int OP>
+__device__ void run(const Launch* L, const Block* blocks, const Block* B)
+{
     const RankTable* R = (const RankTable*)B->rankTable;
     const int32_t* records = (const int32_t*)B->steps;
     const unsigned char* flags = (const unsigned char*)B->flags;
@@ -518,6 +549,7 @@ __device__ void interpret(const LaunchSet& set)
     int& stop = worker.stop;
     if (threadIdx.x == 0)
     {
+        storeVolatile((uint64_t*)B->clock, JCCL_GLOBALTIMER());
         sendTail = sendFifo != nullptr ? loadVolatile((const uint64_t*)(sendFifo + FIFO_TAIL)) : 0;
         recvHead = recvFifo != nullptr ? loadVolatile((const uint64_t*)(recvFifo + FIFO_HEAD)) : 0;
         stop = 0;

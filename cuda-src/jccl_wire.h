@@ -44,6 +44,7 @@ constexpr long long B_RECV_FIFO = 32;
 constexpr long long B_PROGRESS = 40;
 constexpr long long B_WORKER_INDEX = 48;
 constexpr long long B_RANK_TABLE = 56;
+constexpr long long B_CLOCK = 64;
 constexpr long long RANK_TABLE_BYTES = 72;
 constexpr long long FLAG_PREMUL_SOURCE = 1;
 constexpr long long FLAG_PREMUL_DESTINATION = 2;

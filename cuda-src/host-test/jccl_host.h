@@ -11,6 +11,7 @@
 #include <sched.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -128,3 +129,7 @@ inline void __threadfence_system()
 #define JCCL_SHARED(T, name) T& name = *static_cast<T*>(jccl_host::block->shared(sizeof(T)))
 
 #define JCCL_SPIN_PAUSE() sched_yield()
+
+// %globaltimer's stand-in: nanoseconds of CLOCK_MONOTONIC, the clock of Java's System.nanoTime()
+#define JCCL_GLOBALTIMER() ((uint64_t)std::chrono::duration_cast<std::chrono::nanoseconds>(                          \
+    std::chrono::steady_clock::now().time_since_epoch()).count())

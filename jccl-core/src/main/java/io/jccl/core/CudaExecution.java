@@ -42,6 +42,8 @@ final class CudaExecution implements Execution
     private static final int BUFFERS = 3;
     /** Threads per block unless JCCL_NTHREADS pins them: NCCL's SIMPLE default. */
     static final int DEFAULT_THREADS = 512;
+    /** How long a timeout waits for its aborted kernel to return before calling it never started. */
+    private static final long ABORT_WAIT_NANOS = 2_000_000_000L;
     /** A receive FIFO whose sender (another process, CUDA IPC) has not sent its handle yet. */
     private static final long UNRESOLVED = -1;
 
@@ -77,6 +79,7 @@ final class CudaExecution implements Execution
     private final long recordsOffset;
     private final long flagsOffset;
     private final long progressOffset;
+    private final long clockOffset;
     private final long areaBytes;
     private final long staging;
     private final long area;
@@ -198,7 +201,8 @@ final class CudaExecution implements Execution
         recordsOffset = chunkTablesOffset + 16L * chunks;
         flagsOffset = recordsOffset + 4L * StepDescriptor.WIDTH * totalSteps;
         progressOffset = (flagsOffset + totalSteps + 7) & -8L;
-        areaBytes = progressOffset + 8L * workers.length;
+        clockOffset = progressOffset + 8L * workers.length;
+        areaBytes = clockOffset + 16L * workers.length;
         api.setDevice(device);
         this.stream = stream;
         this.active = stream;
@@ -207,7 +211,7 @@ final class CudaExecution implements Execution
         this.staging = api.mallocHost(areaBytes);
         this.area = api.malloc(areaBytes);
         this.control = api.mallocHost(64);
-        this.probe = api.mallocHost(40L * workers.length);
+        this.probe = api.mallocHost(56L * workers.length);
         this.shared = group.deviceLaunch(device);
         this.abortWord = shared == null ? control : shared.abortWord();
         this.ready = shared == null ? 0 : api.eventCreate(false);
@@ -234,6 +238,7 @@ final class CudaExecution implements Execution
             UnsafeApi.putLong(block + B_PROGRESS, area + progressOffset);
             UnsafeApi.putLong(block + B_WORKER_INDEX, w);
             UnsafeApi.putLong(block + B_RANK_TABLE, area + rankTableOffset);
+            UnsafeApi.putLong(block + B_CLOCK, area + clockOffset + 16L * w);
             final int[] steps = worker.records();
             for (int i = 0; i < steps.length; i++)
             {
@@ -304,7 +309,8 @@ final class CudaExecution implements Execution
         UnsafeApi.putLong(staging + L_TAG, DeviceLayout.slotTag(call.seq, call.shape, planHash));
         UnsafeApi.putLong(staging + L_ERROR_ADDR, control + 8);
         UnsafeApi.putLong(staging + L_PAYLOAD_BYTES, payload);
-        UnsafeApi.setMemory(staging + progressOffset, 8L * workers.length, (byte)0);
+        // progress counters and the blocks' clocks
+        UnsafeApi.setMemory(staging + progressOffset, 24L * workers.length, (byte)0);
         UnsafeApi.putIntVolatile(null, control, 0);
         UnsafeApi.putLongVolatile(null, control + 8, 0);
 
@@ -609,16 +615,39 @@ final class CudaExecution implements Execution
         // the whole grid stops where ranks share it: every rank's blocks poll the same flag
         UnsafeApi.putIntVolatile(null, abortWord, 1);
         api.setDevice(device);
-        api.streamSynchronize(active);
+        final String prefix = "the CUDA kernel " + kernel + " of rank " + rank + " on device " + device +
+            " did not finish within " + timeoutMs + " ms (" + program.name() + " program)";
+        if (!stoppedWithin(ABORT_WAIT_NANOS))
+        {
+            // an aborted kernel returns at its next poll: one that does not has not started, behind earlier work
+            return new JcclTimeoutException(prefix + " and did not stop within " + ABORT_WAIT_NANOS / 1_000_000 +
+                " ms of its abort: it never started, as earlier work on its stream has not finished (the caller's " +
+                "work on a stream it passed, or a kernel of another process sharing the device)");
+        }
         launched = false;
-        return new JcclTimeoutException("the CUDA kernel " + kernel + " of rank " + rank + " on device " + device +
-            " did not finish within " + timeoutMs + " ms (" + program.name() + " program): it was aborted; a peer " +
-            "rank did not make the same call. Where its workers stood: " + deviceState());
+        return new JcclTimeoutException(prefix + ": it was aborted; a peer rank did not make the same call. Where " +
+            "its workers stood: " + deviceState());
+    }
+
+    /** @return whether the launched call's completion event fired within the time (polled: an abort is quick). */
+    private boolean stoppedWithin(final long nanos)
+    {
+        final long start = System.nanoTime();
+        while (!api.eventQuery(done))
+        {
+            if (System.nanoTime() - start > nanos)
+            {
+                return false;
+            }
+            Thread.yield();
+        }
+        return true;
     }
 
     /**
-     * Reads back, once the kernel has stopped, how far each worker got and the counters of its FIFOs, so that a hang
-     * on a GPU says which step of which worker waited on which peer.
+     * Reads back, once the kernel has stopped, how far each worker got, how long its block ran and the counters of
+     * its FIFOs, so that a hang on a GPU says which step of which worker waited on which peer, or that a block never
+     * started.
      *
      * @return per worker: its step and iteration, the FIFO it sends into (tail, head) and the one it receives from.
      */
@@ -627,7 +656,10 @@ final class CudaExecution implements Execution
         final int n = workers.length;
         final long progress = probe;
         final long counters = probe + 8L * n;
+        final long clocks = probe + 40L * n;
+        // progress counters and clocks, side by side in the area
         api.memcpyAsync(progress, area + progressOffset, 8L * n, active);
+        api.memcpyAsync(clocks, area + clockOffset, 16L * n, active);
         for (int w = 0; w < n; w++)
         {
             final long[] fifos = {sendFifo[w], recvFifo[w]};
@@ -650,9 +682,18 @@ final class CudaExecution implements Execution
             final Worker worker = workers[w];
             final long done = UnsafeApi.getLong(progress + 8L * w);
             final int steps = Math.max(1, worker.stepCount());
+            final long entry = UnsafeApi.getLong(clocks + 16L * w);
+            final long exit = UnsafeApi.getLong(clocks + 16L * w + 8);
             text.append(w == 0 ? "" : "; ").append("worker ").append(w).append(" (channel ").append(worker.channel())
-                .append(") finished ").append(done % steps).append(" of ").append(steps).append(" steps of iteration ")
-                .append(done / steps);
+                .append(')');
+            if (entry == 0)
+            {
+                text.append(" never started");
+                continue;
+            }
+            text.append(" ran ").append(exit == 0 ? "?" : String.format(java.util.Locale.ROOT, "%.1f",
+                (exit - entry) / 1e6)).append(" ms and finished ").append(done % steps).append(" of ").append(steps)
+                .append(" steps of iteration ").append(done / steps);
             appendFifo(text, " sending to rank ", worker.sendPeer(), counters + 32L * w);
             appendFifo(text, " receiving from rank ", worker.recvPeer(), counters + 32L * w + 16);
         }
@@ -678,7 +719,8 @@ final class CudaExecution implements Execution
         if (launched)
         {
             stopKernel();
-            api.streamSynchronize(active);
+            // bounded: a kernel that has not started (behind earlier work) returns at once when it does
+            stoppedWithin(ABORT_WAIT_NANOS);
             launched = false;
         }
     }

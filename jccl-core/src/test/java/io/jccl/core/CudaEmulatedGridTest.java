@@ -171,13 +171,21 @@ class CudaEmulatedGridTest
         }
     }
 
-    @Test
+    @ParameterizedTest(name = "kernel source {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void shouldTimeOutAndAbortTheKernelWhenAPeerNeverCalls()
+    void shouldTimeOutAndAbortTheKernelWhenAPeerNeverCalls(final boolean kernelSource) throws Exception
     {
         // a device each: rank 0's kernel runs alone and waits for rank 1's slots (ranks sharing a device start
         // together or not at all: CudaSharedDeviceLaunchTest)
-        final EmulatedCuda two = new EmulatedCuda(2, 132);
+        EmulatedCuda cuda = new EmulatedCuda(2, 132);
+        if (kernelSource)
+        {
+            final java.nio.file.Path library = CudaKernelSourceGridTest.library();
+            org.junit.jupiter.api.Assumptions.assumeTrue(library != null, CudaKernelSourceGridTest::skipReason);
+            cuda = cuda.runKernelSource(io.jccl.kernels.cuda.HostBuiltInterpreter.load(library), 4);
+        }
+        final EmulatedCuda two = cuda;
         final Communicator[] comms = Jccl.initAll(new Context().cuda(two).timeoutMs(500), 2);
         try
         {
@@ -186,13 +194,40 @@ class CudaEmulatedGridTest
             final JcclTimeoutException ex = assertThrows(JcclTimeoutException.class,
                 () -> comms[0].allReduce(b, b, 256, DataType.INT32, ReduceOp.SUM));
             assertTrue(ex.getMessage().contains("CUDA kernel jccl_interp_"), ex.getMessage());
-            // where the kernel stood when it was aborted: its first receive from rank 1 never came
-            assertTrue(ex.getMessage().contains("worker 0 (channel 0) finished "), ex.getMessage());
+            // where the kernel stood when it was aborted: it started (its clock says), ran until the abort near the
+            // 500 ms deadline, and its first receive from rank 1 never came
+            assertTrue(ex.getMessage().matches("(?s).*worker 0 \\(channel 0\\) ran [0-9]+\\.[0-9] ms and finished .*"),
+                ex.getMessage());
             assertTrue(ex.getMessage().contains("receiving from rank 1 (slots published 0, consumed 0)"),
                 ex.getMessage());
         }
         finally
         {
+            abortAndClose(comms);
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldSayTheKernelNeverStartedWhenItsStreamHoldsEarlierWork()
+    {
+        final EmulatedCuda two = new EmulatedCuda(2, 132);
+        final Communicator[] comms = Jccl.initAll(new Context().cuda(two).timeoutMs(500), 2);
+        final Stream stream = Stream.wrapNative(0x7200_0000L);
+        final long held = two.wrapStream(stream.nativeHandle());
+        try
+        {
+            // the caller's earlier work on its stream never finishes: the kernel queued behind it never starts
+            two.hold(held, true);
+            final Buffer b = DeviceBuffer.of(two.malloc(4096), 4096, 0);
+            final Work work = comms[0].allReduce(b, b, 256, DataType.INT32, ReduceOp.SUM, stream);
+            final JcclTimeoutException ex = assertThrows(JcclTimeoutException.class, work::join);
+            assertTrue(ex.getMessage().contains("did not stop within 2000 ms of its abort: it never started, as " +
+                "earlier work on its stream has not finished"), ex.getMessage());
+        }
+        finally
+        {
+            two.hold(held, false);
             abortAndClose(comms);
         }
     }

@@ -8,7 +8,8 @@ package io.jccl.kernels.cuda;
  *   launch: blocks, elemSize, pieceCount, iterations, scalarF (double), scalarI, abortAddr (uint32), tag,
  *           errorAddr (uint64), payloadBytes, reserved...
  *   block:  steps (int32 records, 8 per step), stepCount, flags (uint8 per step), sendFifo, recvFifo,
- *           progress (uint64 per worker of the rank), workerIndex, rankTable, reserved...
+ *           progress (uint64 per worker of the rank), workerIndex, rankTable, clock ({entry, exit} uint64
+ *           nanoseconds of the block, 0 until stamped), reserved...
  * rank table: base[3], start[3], length[3] (input, output, scratch; start and length address int64 per chunk)
  * FIFO (in the receiver's memory): tail at 0, head at 64, 8 slot headers {bytes, tag} at 128, data at 256
  * launch set (the kernels' parameter, by value): count, firstBlock[8], launch[8] (uint64 each)
@@ -60,6 +61,8 @@ public final class DeviceLayout
     public static final int B_WORKER_INDEX = DeviceWire.B_WORKER_INDEX;
     /** Block record: address of the rank table. */
     public static final int B_RANK_TABLE = DeviceWire.B_RANK_TABLE;
+    /** Block record: address of the block's entry and exit stamps (device nanoseconds, 0 until written). */
+    public static final int B_CLOCK = DeviceWire.B_CLOCK;
     /** Most ranks one launch runs: the size of the launch set's arrays. */
     public static final int LAUNCH_SET_RANKS = DeviceWire.LAUNCH_SET_RANKS;
     /** Rank table bytes: base, start and length addresses for three buffers. */

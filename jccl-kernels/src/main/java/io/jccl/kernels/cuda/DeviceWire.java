@@ -88,6 +88,8 @@ final class DeviceWire
     static final int B_WORKER_INDEX = 48;
     /** Block record field RANK_TABLE (a byte offset). */
     static final int B_RANK_TABLE = 56;
+    /** Block record field CLOCK (a byte offset). */
+    static final int B_CLOCK = 64;
     /** RANK_TABLE_BYTES. */
     static final int RANK_TABLE_BYTES = 72;
     /** FLAG_PREMUL_SOURCE. */

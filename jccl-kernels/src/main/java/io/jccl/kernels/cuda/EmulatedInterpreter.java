@@ -98,6 +98,11 @@ final class EmulatedInterpreter
             if (all || UnsafeApi.getIntVolatile(null, abortAddr) != 0)
             {
                 finished = true;
+                for (final BlockState b : blocks)
+                {
+                    // the kernel's exit stamp: every block leaves when the launch ends or is aborted
+                    UnsafeApi.putLongVolatile(null, b.clock + 8, System.nanoTime());
+                }
                 if (staging != 0)
                 {
                     UnsafeApi.freeMemory(staging);
@@ -131,6 +136,7 @@ final class EmulatedInterpreter
         final long progress;
         final long workerIndex;
         final long rankTable;
+        final long clock;
         long sendTail;
         long recvHead;
         long iteration;
@@ -147,6 +153,9 @@ final class EmulatedInterpreter
             progress = UnsafeApi.getLong(record + B_PROGRESS);
             workerIndex = UnsafeApi.getLong(record + B_WORKER_INDEX);
             rankTable = UnsafeApi.getLong(record + B_RANK_TABLE);
+            clock = UnsafeApi.getLong(record + B_CLOCK);
+            // the kernel's entry stamp, on the clock of its host build (CLOCK_MONOTONIC)
+            UnsafeApi.putLongVolatile(null, clock, System.nanoTime());
             sendTail = sendFifo == 0 ? 0 : UnsafeApi.getLongVolatile(null, sendFifo + FIFO_TAIL);
             recvHead = recvFifo == 0 ? 0 : UnsafeApi.getLongVolatile(null, recvFifo + FIFO_HEAD);
             done = stepCount == 0 || iterations == 0;
