@@ -35,7 +35,9 @@ import java.util.SplittableRandom;
  * the correctness grid, every collective x type x op with 1, 2 and 4 ranks sharing the GPU (or the counts
  * {@code --ranks=} names), both protocols and every algorithm, comparing every output byte with the host backend's
  * on the same inputs (the same plan reduces in the same order, so they agree bit for bit; two NaNs count as equal).
- * Lines starting with {@code RESULT} carry the figures the script's table is made of. {@code --emulated} runs it on
+ * Between the timings and the grid, {@link GpuSoak} runs about 2,000 back-to-back AllReduces of odd counts on 2 and
+ * 4 ranks, SIMPLE and LL, each checked. Lines starting with {@code RESULT} carry the figures the script's table is
+ * made of. {@code --emulated} runs it on
  * the device double with small sizes.
  */
 final class GpuCheckCommand
@@ -117,9 +119,10 @@ final class GpuCheckCommand
             check.describe();
             check.bandwidth();
             check.latency();
+            final long soakWrong = new GpuSoak(api, out).run(check.quick ? 100 : 500);
             final long wrong = check.grid();
             out.println("RESULT grid_wrong_cases " + wrong);
-            return wrong == 0 ? 0 : 1;
+            return wrong == 0 && soakWrong == 0 ? 0 : 1;
         }
         finally
         {
