@@ -58,14 +58,8 @@ class CudaContextTest
             assertEquals(token, cuda.currentContext(), "after allocating and copying");
             for (int call = 0; call < 3; call++)
             {
-                final Work[] works = new Work[2];
-                Jccl.groupStart();
-                for (int r = 0; r < 2; r++)
-                {
-                    works[r] = comms[r].allReduce(buffers[r], buffers[r], COUNT, DataType.INT32, ReduceOp.SUM,
-                        Stream.DEFAULT);
-                }
-                Jccl.groupEnd();
+                final Work[] works = CudaSharedDeviceLaunchTest.submitInt32Sums(comms,
+                    new long[] {buffers[0].address(), buffers[1].address()}, 2, COUNT, r -> Stream.DEFAULT);
                 assertEquals(token, cuda.currentContext(), "after submitting");
                 while (!works[0].isDone())
                 {
@@ -121,15 +115,8 @@ class CudaContextTest
                     error.getMessage());
             }
             // refused before anything was queued: the ranks go on with the primary context's memory
-            final Work[] works = new Work[2];
-            Jccl.groupStart();
-            for (int r = 0; r < 2; r++)
-            {
-                final DeviceBuffer b = DeviceBuffer.of(primary[r], 4L * COUNT, 0);
-                works[r] = comms[r].allReduce(b, b, COUNT, DataType.INT32, ReduceOp.SUM, Stream.DEFAULT);
-            }
-            Jccl.groupEnd();
-            for (final Work w : works)
+            for (final Work w : CudaSharedDeviceLaunchTest.submitInt32Sums(comms, primary, 1, COUNT,
+                r -> Stream.DEFAULT))
             {
                 w.join();
             }

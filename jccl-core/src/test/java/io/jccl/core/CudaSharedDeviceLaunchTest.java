@@ -157,19 +157,32 @@ class CudaSharedDeviceLaunchTest
     private static void allReduceInt32(final Communicator[] comms, final long[] memory, final int devices,
         final java.util.function.IntFunction<Stream> stream)
     {
+        for (final Work w : submitInt32Sums(comms, memory, devices, COUNT, stream))
+        {
+            w.join();
+        }
+    }
+
+    /**
+     * @param comms   every rank.
+     * @param memory  each rank's device memory of {@code count} INT32.
+     * @param devices the devices the ranks are spread over, round-robin.
+     * @param count   elements.
+     * @param stream  each rank's stream.
+     * @return the calls of an in-place INT32 sum over every rank, issued as one group from this thread.
+     */
+    static Work[] submitInt32Sums(final Communicator[] comms, final long[] memory, final int devices,
+        final long count, final java.util.function.IntFunction<Stream> stream)
+    {
         final Work[] works = new Work[comms.length];
         Jccl.groupStart();
         for (int r = 0; r < comms.length; r++)
         {
-            // ranks are spread over the devices round-robin
-            final Buffer b = DeviceBuffer.of(memory[r], 4L * COUNT, r % devices);
-            works[r] = comms[r].allReduce(b, b, COUNT, DataType.INT32, ReduceOp.SUM, stream.apply(r));
+            final Buffer b = DeviceBuffer.of(memory[r], 4L * count, r % devices);
+            works[r] = comms[r].allReduce(b, b, count, DataType.INT32, ReduceOp.SUM, stream.apply(r));
         }
         Jccl.groupEnd();
-        for (final Work w : works)
-        {
-            w.join();
-        }
+        return works;
     }
 
     /**
