@@ -6,8 +6,6 @@ import io.jccl.ReduceOp;
 import io.jccl.kernels.HostReducer;
 import org.agrona.UnsafeApi;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,26 +26,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * Over 600 lines on purpose: one job, the device double of the whole {@link CudaApi}, one method for each of the
  * driver's calls jccl makes, plus the test hooks a driver has no call for ({@link #hold}, {@link #capture}). The
  * kernels' work lives elsewhere: the Java model in {@link EmulatedInterpreter}, the kernel source's runner in
- * {@link HostBuiltInterpreter}; this class only queues their launches on its streams.
+ * {@link HostBuiltInterpreter}; this class only queues their launches on its streams. Memory other processes map
+ * (CUDA IPC) is {@link EmulatedIpc}'s.
  */
 public final class EmulatedCuda implements CudaApi
 {
     private static final String INTERPRETER = "jccl_interp_";
     /** The driver's limit on any block. */
     private static final int MAX_THREADS = PtxResources.MAX_THREADS_PER_BLOCK;
-    private static final int IPC_MAGIC = 0x6a63636c;
 
-    private static final String SHARE_PREFIX = "jccl-emucuda-";
-    /** Between an allocation's file name and the pid of a process that has it open: {@code <file>.open-<pid>-<n>}. */
-    private static final String OPEN_MARK = ".open-";
     private final int devices;
-    /** Where shareable allocations live, or null: device memory private to this process. */
-    private final java.nio.file.Path shareDirectory;
-    private final AtomicLong nextShared = new AtomicLong();
-    private final Map<Long, Shared> shared = new ConcurrentHashMap<>();
-    /** Other processes' allocations mapped here, with the marker file that says so to their owner. */
-    private final Map<Long, Opened> opened = new ConcurrentHashMap<>();
-    private final AtomicLong nextOpen = new AtomicLong();
+    /** The memory other processes map, and theirs mapped here. */
+    private final EmulatedIpc ipc;
     private final int multiprocessors;
     private final ReentrantLock lock = new ReentrantLock();
     private final AtomicLong nextHandle = new AtomicLong(1);
@@ -98,14 +88,7 @@ public final class EmulatedCuda implements CudaApi
     {
         this.devices = devices;
         this.multiprocessors = multiprocessors;
-        this.shareDirectory = shareDirectory;
-        if (shareDirectory != null)
-        {
-            sweepDeadProcesses(shareDirectory);
-            // a process that exits without freeing (System.exit after a failure) leaves no file behind
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> shared.values()
-                .forEach(file -> org.agrona.IoUtil.delete(file.path.toFile(), true)), "jccl-emucuda-cleanup"));
-        }
+        this.ipc = new EmulatedIpc(shareDirectory);
     }
 
     /**
@@ -249,19 +232,8 @@ public final class EmulatedCuda implements CudaApi
         {
             throw new JcclSystemException("emulated CUDA: malloc of " + bytes + " bytes");
         }
-        if (shareDirectory != null && bytes <= Integer.MAX_VALUE)
-        {
-            final long id = nextShared.getAndIncrement();
-            final java.nio.file.Path file = shareDirectory.resolve(SHARE_PREFIX + ProcessHandle.current().pid() +
-                "-" + id);
-            final java.nio.MappedByteBuffer mapped = map(file, bytes, true);
-            final long address = org.agrona.BufferUtil.address(mapped);
-            UnsafeApi.setMemory(address, bytes, (byte)0x5a);
-            shared.put(address, new Shared(file, id, mapped));
-            allocations.put(address, new long[] {bytes, current.get()});
-            return address;
-        }
-        final long address = privateMemory(bytes);
+        final long mapped = ipc.allocate(bytes);
+        final long address = mapped != 0 ? mapped : privateMemory(bytes);
         allocations.put(address, new long[] {bytes, current.get()});
         return address;
     }
@@ -271,7 +243,7 @@ public final class EmulatedCuda implements CudaApi
         final long raw = UnsafeApi.allocateMemory(bytes + 256);
         final long aligned = (raw + 255) & -256L;
         // device memory is not zeroed; fill it with a pattern so that code relying on zeros fails here too
-        UnsafeApi.setMemory(aligned, bytes, (byte)0x5a);
+        UnsafeApi.setMemory(aligned, bytes, EmulatedIpc.FILL);
         rawByAligned.put(aligned, raw);
         return aligned;
     }
@@ -284,14 +256,9 @@ public final class EmulatedCuda implements CudaApi
             return;
         }
         awaitIdle("cuMemFree");
-        final Shared file = shared.get(pointer);
-        if (file != null)
+        if (ipc.free(pointer))
         {
-            checkNotOpenElsewhere(file.path);
-            shared.remove(pointer);
             allocations.remove(pointer);
-            org.agrona.IoUtil.unmap(file.mapped);
-            org.agrona.IoUtil.delete(file.path.toFile(), true);
             return;
         }
         final Long raw = rawByAligned.remove(pointer);
@@ -590,159 +557,24 @@ public final class EmulatedCuda implements CudaApi
     @Override
     public byte[] ipcHandle(final long pointer)
     {
-        final Shared file = shared.get(pointer);
-        if (file != null)
-        {
-            final ByteBuffer b = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
-            b.putInt(IPC_MAGIC).putLong(ProcessHandle.current().pid()).putLong(pointer).putLong(file.id)
-                .putLong(file.mapped.capacity());
-            return b.array();
-        }
-        if (!rawByAligned.containsKey(pointer))
+        if (!rawByAligned.containsKey(pointer) && !ipc.maps(pointer))
         {
             throw new JcclSystemException("emulated CUDA: cuIpcGetMemHandle of 0x" + Long.toHexString(pointer) +
                 ", not the start of an allocation");
         }
-        final ByteBuffer b = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
-        b.putInt(IPC_MAGIC).putLong(ProcessHandle.current().pid()).putLong(pointer);
-        return b.array();
+        return ipc.handle(pointer);
     }
 
     @Override
     public long ipcOpen(final byte[] handle)
     {
-        final ByteBuffer b = ByteBuffer.wrap(handle).order(ByteOrder.LITTLE_ENDIAN);
-        if (handle.length != 64 || b.getInt() != IPC_MAGIC)
-        {
-            throw new JcclSystemException("emulated CUDA: cuIpcOpenMemHandle failed: CUDA_ERROR_INVALID_VALUE " +
-                "(not a handle of the emulation)");
-        }
-        final long pid = b.getLong();
-        final long pointer = b.getLong();
-        if (pid == ProcessHandle.current().pid())
-        {
-            return pointer;
-        }
-        final long id = b.getLong();
-        final long bytes = b.getLong();
-        if (shareDirectory == null || bytes == 0)
-        {
-            throw new JcclSystemException("emulated CUDA: cuIpcOpenMemHandle failed: CUDA_ERROR_INVALID_VALUE (a " +
-                "handle of process " + pid + ": only EmulatedCuda.shareable maps other processes' memory)");
-        }
-        final String name = SHARE_PREFIX + pid + "-" + id;
-        final java.nio.MappedByteBuffer mapped = map(shareDirectory.resolve(name), bytes, false);
-        final long address = org.agrona.BufferUtil.address(mapped);
-        // the owner's cuMemFree refuses while a live process has it open, as freeing it then is undefined on a GPU
-        final java.nio.file.Path marker = shareDirectory.resolve(name + OPEN_MARK + ProcessHandle.current().pid() +
-            "-" + nextOpen.incrementAndGet());
-        try
-        {
-            java.nio.file.Files.createFile(marker);
-        }
-        catch (final java.io.IOException ex)
-        {
-            throw new JcclSystemException("emulated CUDA: cannot mark " + marker + ": " + ex, ex);
-        }
-        opened.put(address, new Opened(mapped, marker));
-        return address;
+        return ipc.open(handle);
     }
 
     @Override
     public void ipcClose(final long pointer)
     {
-        final Opened mapping = opened.remove(pointer);
-        if (mapping != null)
-        {
-            org.agrona.IoUtil.unmap(mapping.mapped());
-            org.agrona.IoUtil.delete(mapping.marker().toFile(), true);
-        }
-    }
-
-    /**
-     * Refuses to free an allocation another live process still has open through IPC: on a GPU that is undefined
-     * ({@code cuMemFree} before the importer's {@code cuIpcCloseMemHandle}); the marks of dead processes go.
-     */
-    private static void checkNotOpenElsewhere(final java.nio.file.Path file)
-    {
-        final String mark = file.getFileName() + OPEN_MARK;
-        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(file.getParent()))
-        {
-            for (final java.nio.file.Path f : (Iterable<java.nio.file.Path>)files::iterator)
-            {
-                final String name = f.getFileName().toString();
-                if (name.startsWith(mark))
-                {
-                    final String rest = name.substring(mark.length());
-                    final long pid = Long.parseLong(rest.substring(0, rest.indexOf('-')));
-                    if (ProcessHandle.of(pid).isPresent())
-                    {
-                        throw new JcclSystemException("emulated CUDA: cuMemFree of " + file.getFileName() + ", which " +
-                            "process " + pid + " still has open through CUDA IPC: freeing memory before its " +
-                            "importers call cuIpcCloseMemHandle is undefined on a GPU");
-                    }
-                    java.nio.file.Files.deleteIfExists(f);
-                }
-            }
-        }
-        catch (final java.io.IOException ex)
-        {
-            throw new JcclSystemException("emulated CUDA: cannot list " + file.getParent() + ": " + ex, ex);
-        }
-    }
-
-    private static java.nio.MappedByteBuffer map(final java.nio.file.Path file, final long bytes,
-        final boolean create)
-    {
-        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file,
-            create ? java.util.EnumSet.of(java.nio.file.StandardOpenOption.CREATE_NEW,
-                java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE) :
-                java.util.EnumSet.of(java.nio.file.StandardOpenOption.READ,
-                java.nio.file.StandardOpenOption.WRITE)))
-        {
-            return channel.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0, bytes);
-        }
-        catch (final java.io.IOException ex)
-        {
-            throw new JcclSystemException("emulated CUDA: cannot map " + file + ": " + ex, ex);
-        }
-    }
-
-    /** Deletes the allocations of processes that died before freeing them. */
-    private static void sweepDeadProcesses(final java.nio.file.Path directory)
-    {
-        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(directory))
-        {
-            files.filter(f -> f.getFileName().toString().startsWith(SHARE_PREFIX)).forEach(f ->
-            {
-                final String rest = f.getFileName().toString().substring(SHARE_PREFIX.length());
-                final int dash = rest.indexOf('-');
-                try
-                {
-                    final long pid = Long.parseLong(rest.substring(0, dash));
-                    if (ProcessHandle.of(pid).isEmpty())
-                    {
-                        java.nio.file.Files.deleteIfExists(f);
-                    }
-                }
-                catch (final RuntimeException | java.io.IOException ignore)
-                {
-                    // not ours, or already gone
-                }
-            });
-        }
-        catch (final java.io.IOException ignore)
-        {
-            // nothing to sweep
-        }
-    }
-
-    private record Shared(java.nio.file.Path path, long id, java.nio.MappedByteBuffer mapped)
-    {
-    }
-
-    private record Opened(java.nio.MappedByteBuffer mapped, java.nio.file.Path marker)
-    {
+        ipc.close(pointer);
     }
 
     @Override
