@@ -241,10 +241,10 @@ final class CallBinder
     }
 
     /**
-     * @return this rank's CUDA stream, made on first use: every program of the rank launches on it, so the ranks
-     *         sharing a device use as few streams as there are ranks. The driver spreads streams over a few hardware
-     *         queues (CUDA_DEVICE_MAX_CONNECTIONS, 8 by default), and two ranks' kernels behind one queue run one
-     *         after the other, while each waits for the other.
+     * @return this rank's CUDA stream, made on first use: every program of the rank launches on it, so a rank's
+     *         calls run in order. Ranks of this process sharing a device start each call in one grid
+     *         ({@link DeviceLaunch}) on the lowest rank's stream, so a few hardware queues
+     *         (CUDA_DEVICE_MAX_CONNECTIONS) cannot put one rank's kernel behind another's.
      */
     private long cudaStream()
     {
