@@ -134,7 +134,8 @@ probe()
     step "probe_$name" 18 env "$@" --device "$device"
     local rc=$?
     local row
-    row=$(grep -E '^ +[0-9]+ ' "$log/probe_$name.log" 2>/dev/null | tail -1 | awk '{print $6 " us, " $8 " GB/s, " $9 " wrong"}')
+    row=$(grep -E '^ +[0-9]+ ' "$log/probe_$name.log" 2>/dev/null | tail -1 |
+        awk '{print $6 " us, " $8 " GB/s, " $9 " wrong"}')
     probes+=("$(printf '%-34s %s (exit %s)' "probe $name" "${row:-no row}" "$rc")")
 }
 big=64M

@@ -91,9 +91,9 @@ final class DeviceLaunch
             if (call != seq || member.function() != first.function())
             {
                 throw new JcclRemoteException("rank " + member.rank() + " bound call #" + call + " to the CUDA " +
-                    "kernel " + member.kernel() + ", and rank " + first.rank() + ", which shares CUDA device " + device +
-                    " and starts its kernels in one launch with it, bound call #" + seq + " to " + first.kernel() +
-                    ": the ranks do not run the same sequence of calls");
+                    "kernel " + member.kernel() + ", and rank " + first.rank() + ", which shares CUDA device " +
+                    device + " and starts its kernels in one launch with it, bound call #" + seq + " to " +
+                    first.kernel() + ": the ranks do not run the same sequence of calls");
             }
         }
         seq = call;

@@ -27,10 +27,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * Ranks on CUDA that make different calls. Ranks of one process on one device bind their calls to one launch, and
  * different kernels there are named before anything starts; otherwise the rank that receives a slot of the other call
- * fails at once with the error that names it, under SIMPLE (whose receivers check each slot's header before reading it) and under LL (whose
- * receivers read words as they come, and check the header once the sender has published the slot, or while they
- * wait for words that never come); on the Java model and through the kernel's own source. The deadline is long, so a
- * timeout instead of the named error fails the test.
+ * fails at once with the error that names it, under SIMPLE (whose receivers check each slot's header before reading
+ * it) and under LL (whose receivers read words as they come, and check the header once the sender has published the
+ * slot, or while they wait for words that never come); on the Java model and through the kernel's own source. The
+ * deadline is long, so a timeout instead of the named error fails the test.
  */
 class CudaCallMismatchTest
 {

@@ -175,8 +175,8 @@ public final class CudaTransport implements Transport<DeviceConnection>
 
     /**
      * Lets go of the FIFOs other processes exported to this one ({@code cuIpcCloseMemHandle}): the first half of
-     * closing, before the processes meet at a barrier, after which each frees what it exported ({@link #close(boolean)}).
-     * Freeing exported memory while an importer still has it open is undefined on a GPU.
+     * closing, before the processes meet at a barrier, after which each frees what it exported
+     * ({@link #close(boolean)}). Freeing exported memory while an importer still has it open is undefined on a GPU.
      */
     public synchronized void releaseImported()
     {
