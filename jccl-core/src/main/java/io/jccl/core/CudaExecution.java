@@ -34,8 +34,9 @@ import static io.jccl.kernels.cuda.DeviceLayout.*;
  * binding allocates nothing once the first call of a size has run.
  * <p>
  * Over 600 lines on purpose: one job, a launch's life (records, launch, proxies, completion, errors); the record
- * layout itself is generated ({@code DeviceWire}), the FIFOs are the transport's ({@code CudaTransport}) and the grid
- * of the ranks sharing a device is {@link DeviceLaunch}'s.
+ * layout itself is generated ({@code DeviceWire}), the FIFOs are the transport's ({@code CudaTransport}), the grid
+ * of the ranks sharing a device is {@link DeviceLaunch}'s and the report of a stopped kernel
+ * {@link CudaKernelReport}'s.
  */
 final class CudaExecution implements Execution
 {
@@ -69,8 +70,8 @@ final class CudaExecution implements Execution
     private final long done;
     /** Pinned host words the kernel polls and writes: the abort flag at 0, the error word at 8. */
     private final long control;
-    /** Pinned host memory a timeout reads the device's state into ({@link #deviceState()}). */
-    private final long probe;
+    /** What a timeout says of where the kernel's workers stood. */
+    private final CudaKernelReport report;
 
     // offsets in the per-call area (host staging and device copy alike)
     private final long blocksOffset;
@@ -211,7 +212,7 @@ final class CudaExecution implements Execution
         this.staging = api.mallocHost(areaBytes);
         this.area = api.malloc(areaBytes);
         this.control = api.mallocHost(64);
-        this.probe = api.mallocHost(56L * workers.length);
+        this.report = new CudaKernelReport(api, workers);
         this.shared = group.deviceLaunch(device);
         this.abortWord = shared == null ? control : shared.abortWord();
         this.ready = shared == null ? 0 : api.eventCreate(false);
@@ -626,7 +627,8 @@ final class CudaExecution implements Execution
         }
         launched = false;
         return new JcclTimeoutException(prefix + ": it was aborted; a peer rank did not make the same call. Where " +
-            "its workers stood: " + deviceState());
+            "its workers stood: " + report.read(area + progressOffset, area + clockOffset, sendFifo, recvFifo,
+            active));
     }
 
     /** @return whether the launched call's completion event fired within the time (polled: an abort is quick). */
@@ -642,71 +644,6 @@ final class CudaExecution implements Execution
             Thread.yield();
         }
         return true;
-    }
-
-    /**
-     * Reads back, once the kernel has stopped, how far each worker got, how long its block ran and the counters of
-     * its FIFOs, so that a hang on a GPU says which step of which worker waited on which peer, or that a block never
-     * started.
-     *
-     * @return per worker: its step and iteration, the FIFO it sends into (tail, head) and the one it receives from.
-     */
-    private String deviceState()
-    {
-        final int n = workers.length;
-        final long progress = probe;
-        final long counters = probe + 8L * n;
-        final long clocks = probe + 40L * n;
-        // progress counters and clocks, side by side in the area
-        api.memcpyAsync(progress, area + progressOffset, 8L * n, active);
-        api.memcpyAsync(clocks, area + clockOffset, 16L * n, active);
-        for (int w = 0; w < n; w++)
-        {
-            final long[] fifos = {sendFifo[w], recvFifo[w]};
-            for (int k = 0; k < 2; k++)
-            {
-                final long at = counters + 32L * w + 16L * k;
-                UnsafeApi.putLong(at, -1);
-                UnsafeApi.putLong(at + 8, -1);
-                if (fifos[k] != 0 && fifos[k] != UNRESOLVED)
-                {
-                    api.memcpyAsync(at, fifos[k] + FIFO_TAIL, 8, active);
-                    api.memcpyAsync(at + 8, fifos[k] + FIFO_HEAD, 8, active);
-                }
-            }
-        }
-        api.streamSynchronize(active);
-        final StringBuilder text = new StringBuilder();
-        for (int w = 0; w < n; w++)
-        {
-            final Worker worker = workers[w];
-            final long done = UnsafeApi.getLong(progress + 8L * w);
-            final int steps = Math.max(1, worker.stepCount());
-            final long entry = UnsafeApi.getLong(clocks + 16L * w);
-            final long exit = UnsafeApi.getLong(clocks + 16L * w + 8);
-            text.append(w == 0 ? "" : "; ").append("worker ").append(w).append(" (channel ").append(worker.channel())
-                .append(')');
-            if (entry == 0)
-            {
-                text.append(" never started");
-                continue;
-            }
-            text.append(" ran ").append(exit == 0 ? "?" : String.format(java.util.Locale.ROOT, "%.1f",
-                (exit - entry) / 1e6)).append(" ms and finished ").append(done % steps).append(" of ").append(steps)
-                .append(" steps of iteration ").append(done / steps);
-            appendFifo(text, " sending to rank ", worker.sendPeer(), counters + 32L * w);
-            appendFifo(text, " receiving from rank ", worker.recvPeer(), counters + 32L * w + 16);
-        }
-        return text.toString();
-    }
-
-    private static void appendFifo(final StringBuilder text, final String what, final int peer, final long counters)
-    {
-        if (peer != Worker.NO_PEER)
-        {
-            text.append(what).append(peer).append(" (slots published ").append(UnsafeApi.getLong(counters))
-                .append(", consumed ").append(UnsafeApi.getLong(counters + 8)).append(')');
-        }
     }
 
     @Override
@@ -757,7 +694,7 @@ final class CudaExecution implements Execution
         retiredScratch.clear();
         api.freeHost(staging);
         api.freeHost(control);
-        api.freeHost(probe);
+        report.close();
         api.eventDestroy(done);
         if (ready != 0)
         {
