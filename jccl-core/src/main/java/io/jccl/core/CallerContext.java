@@ -47,14 +47,14 @@ final class CallerContext
     }
 
     /**
-     * Makes the saved context current again where jccl changed it.
+     * Makes the saved context current again (one driver call; asking first whether jccl changed it would be two).
      *
      * @param api   the driver, or null.
      * @param saved what {@link #save} returned on this thread.
      */
     static void restore(final CudaApi api, final long saved)
     {
-        if (api != null && api.currentContext() != saved)
+        if (api != null)
         {
             api.makeCurrent(saved);
         }
