@@ -6,7 +6,8 @@
 # The two levels are where the host put the two vCPUs: on cores sharing a cache (a cache line passes in about 50 ns)
 # or apart (about 220 ns). bench/handoff-probe.c measures that before and after every run; each cell is tagged n
 # (near: every probe around the run under 120 ns), a (apart: every probe over it) or m (mixed), and the last lines
-# give the medians of the rounds whose two runs both met the same placement.
+# give the medians of the rounds whose two runs both met the same placement. With 2 ranks each round also runs
+# jccl-bench floor (two processes, or two threads with --threads): what one flag exchange and the sum cost, no library.
 # Needs Open MPI (installed from Debian's packages when missing, with root); builds bench/peers/coll_bench.c. With
 # --threads first, jccl runs NP in-process ranks with a thread each (-t NP) against Open MPI's NP processes. Usage,
 # from the project root:
@@ -27,6 +28,7 @@ if [ ! -x $probe ] || [ "$here/handoff-probe.c" -nt $probe ]; then
 fi
 iters=(-n 20000); for a in "$@"; do [ "$a" = -n ] && iters=(); done
 pin=(--bind-to core); [ "$np" -gt "$(nproc)" ] && pin=(--oversubscribe --bind-to none)
+floor=(--procs); [ "$launch" = -t ] && floor=()
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 for r in $(seq 1 "$rounds"); do
   $probe > "$out/probe.$r.0"
@@ -35,8 +37,12 @@ for r in $(seq 1 "$rounds"); do
   "$here/jccl-bench" all_reduce_perf "$launch" "$np" -b "$minb" -e "$maxb" -f 2 -d float -o sum "${iters[@]}" "$@" \
     > "$out/jccl.$r"
   $probe > "$out/probe.$r.2"
+  if [ "$np" = 2 ]; then
+    "$here/jccl-bench" floor "${floor[@]}" -n 200000 --rounds 3 > "$out/floor.$r"
+    $probe > "$out/probe.$r.3"
+  fi
 done
-python3 - "$out" "$rounds" "$np" "$here" <<'PY'
+python3 - "$out" "$rounds" "$np" "$here" "$launch" <<'PY'
 import statistics, sys
 out, rounds, np_ = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 sys.path.insert(0, sys.argv[4])
@@ -71,6 +77,18 @@ for s in sizes:
     ratio = statistics.median(j[s] / m[s] for m, j in pairs if m[s] > 0)
     print("%10d  %s  %9.2f %9.2f %9.2f" % (s, cells, statistics.median(m[s] for m, _ in pairs),
                                           statistics.median(j[s] for _, j in pairs), ratio))
+floors = []
+for r in range(1, rounds + 1):
+    try:
+        text = open('%s/floor.%d' % (out, r)).read()
+    except FileNotFoundError:
+        break
+    us = float(text.split('# floor median ')[1].split()[0])
+    floors.append((us, placement(probe(r, 2), probe(r, 3))))
+if floors:
+    print("# floor (jccl-bench floor%s: one flag exchange and the sum per call, no library), 8 B per round: %s; "
+          "median %.3f us" % ('' if sys.argv[5] == '-t' else ' --procs',
+                               ' '.join('%.3f%s' % f for f in floors), statistics.median(f[0] for f in floors)))
 for tag, name in (('n', 'near'), ('a', 'apart')):
     same = [pair for pair, pl in zip(pairs, places) if pl == (tag, tag)]
     if not same:

@@ -30,7 +30,8 @@ import java.util.function.LongSupplier;
  * nccl-tests' ({@link BenchOptions}); and two commands for MSCCL XML schedules: {@code jccl-bench verify FILE...}
  * ({@link VerifyCommand}) and {@code jccl-bench export --coll C -g N ...} ({@link ExportCommand}); and
  * {@code jccl-bench plot FILE.csv... -o out.png} ({@link PlotCommand}), which draws result files; and
- * {@code jccl-bench gpu-check} ({@link GpuCheckCommand}), the GPU machine's one-call check.
+ * {@code jccl-bench gpu-check} ({@link GpuCheckCommand}), the GPU machine's one-call check; and
+ * {@code jccl-bench floor} ({@link FloorCommand}), the least a small AllReduce costs here.
  * <p>
  * With {@code --sweep}, a tool runs once per combination of knob values and once without them, then sums up
  * ({@link SweepRunner}). With {@code --csv} and {@code -J/--output_file} it also writes its rows to result files
@@ -94,6 +95,9 @@ public final class JcclBench
         "         on a GPU (bench/gpu-check.sh): driver and device, copy and sum kernel bandwidth on 1 GiB, every " +
             "collective x type x op on 1, 2 and 4 ranks sharing the GPU compared with the host backend bit for " +
             "bit; --emulated runs it on the device double",
+        "       jccl-bench floor [--procs] [-n CALLS] [--rounds R]",
+        "         the least an 8-byte AllReduce between two ranks costs here in Java: one flag exchange and the sum " +
+            "per call, no library; two threads, or with --procs two processes bound to CPUs",
         "       jccl-bench settings",
         "         every JCCL_* setting jccl reads, with its -Djccl.* property, values, default and effect");
 
@@ -218,6 +222,10 @@ public final class JcclBench
         {
             return GpuCheckCommand.run(rest, out, err);
         }
+        if ("floor".equals(args[0]))
+        {
+            return FloorCommand.run(rest, out, err);
+        }
         if ("settings".equals(args[0]))
         {
             return SettingsCommand.run(rest, out, err);
@@ -229,7 +237,8 @@ public final class JcclBench
         }
         catch (final IllegalArgumentException ex)
         {
-            err.println("jccl-bench: " + ex.getMessage() + ", or plot, verify, export, gpu-check, settings (jccl-bench -h)");
+            err.println("jccl-bench: " + ex.getMessage() + ", or plot, verify, export, gpu-check, floor, " +
+                "settings (jccl-bench -h)");
             return EXIT_USAGE;
         }
         final BenchOptions options = new BenchOptions();

@@ -1,0 +1,101 @@
+package io.jccl.bench;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code jccl-bench floor}: two threads and two child JVMs exchange and check every call, a round a line and the
+ * median after; a peer's wrong or stale value is counted; bad flags are named.
+ */
+class FloorCommandTest
+{
+    private static final Pattern MEDIAN =
+        Pattern.compile("# floor median ([0-9.]+) us over (\\d+) rounds; #wrong (\\d+)");
+    private static final Pattern ROUND = Pattern.compile("(?m)^ +\\d+ +(\\d+) +[0-9.]+ +(\\d+)$");
+
+    private String stdout;
+    private String stderr;
+
+    private int floor(final String... args)
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final String[] all = new String[args.length + 1];
+        all[0] = "floor";
+        System.arraycopy(args, 0, all, 1, args.length);
+        final int status = JcclBench.run(all, new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+        stdout = out.toString(StandardCharsets.UTF_8);
+        stderr = err.toString(StandardCharsets.UTF_8);
+        return status;
+    }
+
+    private void assertRounds(final int calls, final int rounds)
+    {
+        final Matcher row = ROUND.matcher(stdout);
+        int rows = 0;
+        while (row.find())
+        {
+            assertEquals(calls, Integer.parseInt(row.group(1)), stdout);
+            assertEquals(0, Integer.parseInt(row.group(2)), stdout);
+            rows++;
+        }
+        assertEquals(rounds, rows, stdout);
+        final Matcher median = MEDIAN.matcher(stdout);
+        assertTrue(median.find(), stdout);
+        assertTrue(Double.parseDouble(median.group(1)) > 0, stdout);
+        assertEquals(rounds, Integer.parseInt(median.group(2)), stdout);
+        assertEquals(0, Integer.parseInt(median.group(3)), stdout);
+    }
+
+    @Test
+    void shouldExchangeAndCheckEveryCallBetweenTwoThreads()
+    {
+        assertEquals(BenchRunner.EXIT_OK, floor("-n", "5000", "--rounds", "3"), stderr);
+        assertTrue(stdout.contains("between 2 threads of one JVM"), stdout);
+        assertRounds(5000, 3);
+    }
+
+    @Test
+    void shouldExchangeAndCheckEveryCallBetweenTwoProcesses()
+    {
+        assertEquals(BenchRunner.EXIT_OK, floor("--procs", "-n", "5000", "--rounds", "2"), stderr);
+        assertTrue(stdout.contains("# floor between 2 processes"), stdout);
+        assertTrue(stdout.contains("between 2 processes sharing a mapped file"), stdout);
+        assertRounds(5000, 2);
+    }
+
+    @Test
+    void shouldCountAPeerValueThatIsNotTheCallsOwn()
+    {
+        final ByteBuffer region = ByteBuffer.allocateDirect(256).order(ByteOrder.nativeOrder());
+        final VarHandle longs = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
+        // rank 1 has published call 1000 already, with slots that hold call 999's values: stale for every call
+        longs.setRelease(region, 128, 1000L);
+        for (int slot = 0; slot < 2; slot++)
+        {
+            region.putFloat(128 + 8 + slot * 8, FloorCommand.value(999, 1, 0));
+            region.putFloat(128 + 8 + slot * 8 + 4, FloorCommand.value(999, 1, 1));
+        }
+        assertEquals(10, FloorCommand.exchange(region, 0, 10));
+    }
+
+    @Test
+    void shouldNameABadCallCount()
+    {
+        assertEquals(JcclBench.EXIT_USAGE, floor("-n", "0"));
+        assertTrue(stderr.contains("-n and --rounds must be at least 1, not 0 and 5"), stderr);
+    }
+}
