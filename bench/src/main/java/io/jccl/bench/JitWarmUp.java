@@ -23,8 +23,16 @@ final class JitWarmUp
 {
     /** The largest size the second half of {@code --jit-warmup-ms} cycles through. */
     static final long CYCLE_MAX_BYTES = 1L << 20;
-    /** The calls {@code --jit-warmup-ms} queues before waiting, at most ({@code -n} if fewer). */
+    /** The calls {@code --jit-warmup-ms} queues before waiting in its first round ({@code -n} if fewer). */
     private static final int BURST = 8;
+    /**
+     * A round that took less than this share of its half of the budget doubles the next round's burst, up to
+     * {@code -n}: the timed loop queues {@code -n} calls before it waits, and a warm-up that never queued as many
+     * left the deeper queue's branches (calls bound and run ahead behind many others) to the table. With 4
+     * processes on the 2 CPUs and {@code -n 20000}, the first row read 9.4-10.0 us a call with bursts of 8 against
+     * 4.4-6.5 with bursts of 2000, most later rows 2-4 (two launches each).
+     */
+    private static final int ROUNDS_PER_BUDGET = 16;
     /**
      * Rows formatted (not printed) per JIT warm-up round: with one, the formatting code (String.format's regex, the
      * BigDecimal rounding of {@link CFormat}) reached C2's thresholds only in the table, whose first rows then timed
@@ -63,8 +71,9 @@ final class JitWarmUp
     /**
      * {@code --jit-warmup-ms}: before the first timed size of the pass, the first type, operator and root's
      * collective on the largest size for half the time, then for the other half on the table's sizes up to
-     * {@value #CYCLE_MAX_BYTES} bytes in turn (at least the smallest): per round up to {@value #BURST} calls out of
-     * place on one size and at once as many in place on the next, queued through the timed loop's own method, then
+     * {@value #CYCLE_MAX_BYTES} bytes in turn (at least the smallest): per round a burst of calls out of place on
+     * one size and at once as many in place on the next ({@value #BURST} at first, doubling while rounds are short,
+     * up to {@code -n}: {@link #nextBurst}), queued through the timed loop's own method, then
      * the row's exchanges and checked calls (docs/bench.md says which recompilation each prevents); untimed,
      * unprinted. The JIT compiles what a call runs only after many calls, so without this the first sizes of a table
      * time the interpreter (10-50x slower). Sizes change every round so that the compiled code has seen a call
@@ -117,6 +126,20 @@ final class JitWarmUp
     }
 
     /**
+     * @param burst    this round's calls per size.
+     * @param roundNs  how long this round took on this thread.
+     * @param budgetNs the budget of the warm-up's half this round belongs to.
+     * @return the next round's: twice as many, up to {@code -n}, while a round took less than a
+     *         {@value #ROUNDS_PER_BUDGET}th of the budget; thread 0 of rank 0 decides for every rank, so that all
+     *         make the same calls.
+     */
+    private int nextBurst(final int burst, final long roundNs, final long budgetNs)
+    {
+        final int grown = roundNs < budgetNs / ROUNDS_PER_BUDGET ? Math.min(options.iters(), burst * 2) : burst;
+        return (int)Math.round(sync.allReduce(thread, grown, ThreadSync.RANK0));
+    }
+
+    /**
      * Runs rounds of calls on the shapes in turn for the budget; with {@code untilJitQuiet}, then on until no
      * process's JIT has compiled for {@value BenchRunner#JIT_QUIET_MS} ms, at most
      * {@value BenchRunner#JIT_QUIET_MAX_EXTRA_MS} ms more.
@@ -148,10 +171,11 @@ final class JitWarmUp
         // as the timed loop: several calls queued before waiting, each on the next slice of the buffer (so a call
         // finds others queued before it, the same shape bound just before, and buffers that moved: branches the
         // compiled code must have seen, or the table's first rows time its recompilation)
-        final int burst = Math.min(options.iters(), BURST);
+        int burst = Math.min(options.iters(), BURST);
         int iter = 0;
         for (int round = 0; more; round = (round + 1) % shapes.size())
         {
+            final long roundStartNs = System.nanoTime();
             // out of place on this round's size, then at once in place on the next size: the table's first
             // calls (-w on the largest size, then the smallest) change size from one call to the next, and a
             // warm-up that never did made the JVM recompile the call path in the first row
@@ -173,7 +197,9 @@ final class JitWarmUp
                 final long wrong = checks.checkedCall(both[k], type, op, root, ResultChecks.WARMUP_SEED, false);
                 sync.allReduce(thread, wrong, ThreadSync.SUM);
             }
-            iter = (iter + burst) % (options.iters() - burst + 1);
+            final int next = nextBurst(burst, System.nanoTime() - roundStartNs, budgetNs);
+            iter = (iter + burst) % (options.iters() - next + 1);
+            burst = next;
             more = BenchRunner.warmUpGoesOn(sync, thread, jit, startNs, budgetNs);
         }
     }

@@ -122,6 +122,31 @@ class JitWarmupTest
     }
 
     @Test
+    void shouldQueueAsManyCallsAsTheTimedLoopOnceRoundsAreShort()
+    {
+        // the timed loop queues -n calls before it waits: rounds start with 8 and double while they are short
+        assertEquals(0, run("all_reduce_perf", "-g", "1", "-b", "8", "-e", "128", "-f", "4", "-w", "0", "-n", "64",
+            "-c", "0", "--jit-warmup-ms", "200"), stdout);
+        final java.util.List<Long> made = java.util.List.copyOf(counts);
+        final int firstSmall = made.indexOf(2L);
+        final java.util.List<Long> secondHalf = made.subList(firstSmall, made.size() - 3 * 2 * 64);
+        // a round's in-place burst and the next round's out-of-place burst have the same size: runs of 2 bursts
+        int firstRun = 0;
+        while (secondHalf.get(firstRun).equals(secondHalf.get(0)))
+        {
+            firstRun++;
+        }
+        assertEquals(8, firstRun, "first burst of " + secondHalf);
+        int longest = 0;
+        for (int i = 0, run = 0; i < secondHalf.size(); i++)
+        {
+            run = i > 0 && secondHalf.get(i).equals(secondHalf.get(i - 1)) ? run + 1 : 1;
+            longest = Math.max(longest, run);
+        }
+        assertEquals(2 * 64, longest, "bursts of " + secondHalf);
+    }
+
+    @Test
     void shouldAgreeOnRoundsAcrossThreadsWhenSeveralThreads()
     {
         // two threads of one rank each: thread 0's clock decides, or the ranks' calls would not meet
