@@ -12,10 +12,6 @@ import io.jccl.schedules.msccl.MscclSchedule;
 import io.jccl.schedules.msccl.MscclSemanticCheck;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -31,16 +27,10 @@ class ExportCommandTest
 
     private int export(final String... args)
     {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final String[] all = new String[args.length + 1];
-        all[0] = "export";
-        System.arraycopy(args, 0, all, 1, args.length);
-        final int status = JcclBench.run(all, new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-        stdout = out.toString(StandardCharsets.UTF_8);
-        stderr = err.toString(StandardCharsets.UTF_8);
-        return status;
+        final CommandRun run = CommandRun.of("export", args);
+        stdout = run.stdout();
+        stderr = run.stderr();
+        return run.status();
     }
 
     private static void assertSameProgram(final Program expected, final Program actual)

@@ -2,13 +2,10 @@ package io.jccl.bench;
 
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -30,16 +27,10 @@ class FloorCommandTest
 
     private int floor(final String... args)
     {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final String[] all = new String[args.length + 1];
-        all[0] = "floor";
-        System.arraycopy(args, 0, all, 1, args.length);
-        final int status = JcclBench.run(all, new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-        stdout = out.toString(StandardCharsets.UTF_8);
-        stderr = err.toString(StandardCharsets.UTF_8);
-        return status;
+        final CommandRun run = CommandRun.of("floor", args);
+        stdout = run.stdout();
+        stderr = run.stderr();
+        return run.status();
     }
 
     private void assertRounds(final int calls, final int rounds)

@@ -3,9 +3,6 @@ package io.jccl.bench;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -26,16 +23,10 @@ class VerifyCommandTest
 
     private int verify(final String... args)
     {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final String[] all = new String[args.length + 1];
-        all[0] = "verify";
-        System.arraycopy(args, 0, all, 1, args.length);
-        final int status = JcclBench.run(all, new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-        stdout = out.toString(StandardCharsets.UTF_8);
-        stderr = err.toString(StandardCharsets.UTF_8);
-        return status;
+        final CommandRun run = CommandRun.of("verify", args);
+        stdout = run.stdout();
+        stderr = run.stderr();
+        return run.status();
     }
 
     @Test
