@@ -33,6 +33,8 @@ final class JitWarmUp
      * 4.4-6.5 with bursts of 2000, most later rows 2-4 (two launches each).
      */
     private static final int ROUNDS_PER_BUDGET = 16;
+    /** The pause before the table, longer than the 50 ms at most that jccl's waits hold a busy-CPU mark. */
+    private static final long SETTLE_MS = 60;
     /**
      * Rows formatted (not printed) per JIT warm-up round: with one, the formatting code (String.format's regex, the
      * BigDecimal rounding of {@link CFormat}) reached C2's thresholds only in the table, whose first rows then timed
@@ -123,6 +125,28 @@ final class JitWarmUp
             System.gc();
         }
         sync.barrier();
+        settleAfterCollection();
+        sync.barrier();
+    }
+
+    /**
+     * Waits {@value #SETTLE_MS} ms without a call. While other processes collected (a full collection takes both
+     * CPUs here for 40-50 ms), this process's waits in the barrier yielded to their collector threads for
+     * milliseconds at a time, which jccl's waits take for a busy thread on their CPU: for up to 50 ms after, they
+     * park for tens of microseconds where they would yield. With 4 processes on the 2 CPUs, the first row then
+     * read 4.4-41 us a call at 1 KiB (median 8.3 over 10 launches) against 3.8-11 (6.0) with those parks off; a
+     * pause longer than the longest such mark lets it lapse before the table, and the next short yield clears it.
+     */
+    private void settleAfterCollection()
+    {
+        try
+        {
+            Thread.sleep(SETTLE_MS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**
