@@ -60,6 +60,8 @@ public final class FloorCommand
     private static final int SLOT_BYTES = 2 * Float.BYTES;
     private static final int REGION = 2 * LINE;
     private static final int SPINS = 64;
+    /** How long a rank waits for its peer's call before it gives up, instead of spinning forever on a dead peer. */
+    private static final long PEER_DEADLINE_NS = 10_000_000_000L;
     /** The child's flags: its rank and the mapped file. */
     private static final String RANK_FLAG = "--rank";
     private static final String FILE_FLAG = "--file";
@@ -124,7 +126,7 @@ public final class FloorCommand
             }
             return command.procs ? command.launch(out, err) : command.threads(out);
         }
-        catch (final IOException ex)
+        catch (final IOException | IllegalStateException ex)
         {
             err.println("jccl-bench floor: " + ex.getMessage());
             return EXIT_WRONG;
@@ -247,11 +249,27 @@ public final class FloorCommand
     }
 
     /**
-     * Runs {@code n} calls of this rank, continuing the region's call numbers.
+     * Runs {@code n} calls of this rank, continuing the region's call numbers, each waiting at most
+     * {@value #PEER_DEADLINE_NS} ns for the peer's.
      *
      * @return the calls whose result was wrong.
      */
     static long exchange(final ByteBuffer region, final int rank, final long n)
+    {
+        return exchange(region, rank, n, PEER_DEADLINE_NS);
+    }
+
+    /**
+     * Runs {@code n} calls of this rank, continuing the region's call numbers.
+     *
+     * @param region     both ranks' lines.
+     * @param rank       0 or 1.
+     * @param n          the calls.
+     * @param deadlineNs how long to wait for the peer's call.
+     * @return the calls whose result was wrong.
+     * @throws IllegalStateException when the peer did not make a call within {@code deadlineNs}.
+     */
+    static long exchange(final ByteBuffer region, final int rank, final long n, final long deadlineNs)
     {
         final int mine = rank * LINE;
         final int theirs = (1 - rank) * LINE;
@@ -264,17 +282,26 @@ public final class FloorCommand
             region.putFloat(mine + slot + Float.BYTES, value(call, rank, 1));
             LONGS.setRelease(region, mine, call);
             int spins = 0;
+            long waitedSinceNs = 0;
             while ((long)LONGS.getAcquire(region, theirs) < call)
             {
                 if (++spins < SPINS)
                 {
                     Thread.onSpinWait();
+                    continue;
                 }
-                else
+                spins = 0;
+                final long now = System.nanoTime();
+                if (waitedSinceNs == 0)
                 {
-                    Thread.yield();
-                    spins = 0;
+                    waitedSinceNs = now;
                 }
+                else if (now - waitedSinceNs > deadlineNs)
+                {
+                    throw new IllegalStateException("rank " + rank + " waited " + deadlineNs / 1_000_000 +
+                        " ms for rank " + (1 - rank) + " to make call " + call + ": it stopped or never started");
+                }
+                Thread.yield();
             }
             final float peer0 = region.getFloat(theirs + slot);
             final float peer1 = region.getFloat(theirs + slot + Float.BYTES);

@@ -10,6 +10,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -81,6 +82,16 @@ class FloorCommandTest
             region.putFloat(128 + 8 + slot * 8 + 4, FloorCommand.value(999, 1, 1));
         }
         assertEquals(10, FloorCommand.exchange(region, 0, 10));
+    }
+
+    @Test
+    void shouldNameAPeerThatNeverCallsWithinTheDeadline()
+    {
+        final ByteBuffer region = ByteBuffer.allocateDirect(256).order(ByteOrder.nativeOrder());
+        final IllegalStateException error = assertThrows(IllegalStateException.class,
+            () -> FloorCommand.exchange(region, 0, 1, 200_000_000L));
+        assertEquals("rank 0 waited 200 ms for rank 1 to make call 1: it stopped or never started",
+            error.getMessage());
     }
 
     @Test
