@@ -33,6 +33,13 @@ final class JitWarmUp
      * 4.4-6.5 with bursts of 2000, most later rows 2-4 (two launches each).
      */
     private static final int ROUNDS_PER_BUDGET = 16;
+    /**
+     * Calls of the smallest size each rank makes last ({@link #warmUpSmallest}): past C2's thresholds (a method is
+     * compiled at tier 4 after about 5,000 invocations, or 15,000 with its loops' iterations).
+     */
+    static final long SMALLEST_CALLS = 20_000;
+    /** The largest smallest size {@link #warmUpSmallest} runs on: above it a call's path is not what its time is. */
+    private static final long SMALLEST_MAX_BYTES = 64 * 1024;
     /** The pause before the table, longer than the 50 ms at most that jccl's waits hold a busy-CPU mark. */
     private static final long SETTLE_MS = 60;
     /**
@@ -113,6 +120,10 @@ final class JitWarmUp
             }
         }
         warmUpFor(ranksToWarm, small, type, op, root, budgetNs - budgetNs / 2, true);
+        if (threadRanks.mirror() == null && small.get(0).totalBytes() <= SMALLEST_MAX_BYTES)
+        {
+            warmUpSmallest(ranksToWarm, small.get(0), type, op, root);
+        }
         sync.barrier();
         if (thread == 0)
         {
@@ -147,6 +158,50 @@ final class JitWarmUp
         {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * The table's smallest size alone, out of place then in place in bursts of {@code -n} as its first row runs,
+     * {@link #smallestCalls} calls per rank: the same count on every rank, so no rank decides. With {@code -e 16M}
+     * the halves before spend their time on large calls and make too few for C2: with 4 processes on the 2 CPUs the
+     * call path ({@code allReduce}, {@code validate}, {@code bind}, {@code bindAhead}) reached tier 4 within the
+     * table's first second, and its first rows read 58-569 us a call against 14-15 from 8 KiB on. With this, the
+     * first row (1 KiB) read 3.2-120 us over five launches (median 9.7) against 11-123 (36) without, interleaved.
+     */
+    private void warmUpSmallest(final Communicator[] ranksToWarm, final Shape shape, final DataType type,
+        final ReduceOp op, final int root)
+    {
+        final int burst = smallestBurst(options.iters());
+        final int calls = burst * options.aggIters();
+        final CallSlices[] both = {threadRanks.slices(shape, false, calls), threadRanks.slices(shape, true, calls)};
+        for (long made = 0; made < smallestCalls(options.iters()); made += 2L * burst)
+        {
+            for (final CallSlices slices : both)
+            {
+                threadRanks.issueCalls(ranksToWarm, slices, type, op, root, 0, burst);
+            }
+            threadRanks.completeColl();
+        }
+    }
+
+    /**
+     * @param iters {@code -n}.
+     * @return the iterations of each burst of {@link #warmUpSmallest}.
+     */
+    static int smallestBurst(final int iters)
+    {
+        return (int)Math.min(iters, SMALLEST_CALLS / 2);
+    }
+
+    /**
+     * @param iters {@code -n}.
+     * @return the iterations each rank runs in {@link #warmUpSmallest}: whole rounds of two bursts, at least
+     *         {@value #SMALLEST_CALLS}.
+     */
+    static long smallestCalls(final int iters)
+    {
+        final long round = 2L * smallestBurst(iters);
+        return (SMALLEST_CALLS + round - 1) / round * round;
     }
 
     /**

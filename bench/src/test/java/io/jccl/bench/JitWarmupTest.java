@@ -113,7 +113,9 @@ class JitWarmupTest
         // x (1 before the timing + 1 timed))
         final java.util.List<Long> cycle = java.util.List.of(2L, 32L, 32L, 512L, 512L, 8192L, 8192L, 131072L,
             131072L, 2L);
-        final java.util.List<Long> secondHalf = made.subList(firstSmall, made.size() - 5 * 2 * 2);
+        // the smallest size's calls come last (JitWarmUp.warmUpSmallest), then the table's
+        final int smallest = (int)JitWarmUp.smallestCalls(1);
+        final java.util.List<Long> secondHalf = made.subList(firstSmall, made.size() - 5 * 2 * 2 - smallest);
         assertTrue(secondHalf.size() >= cycle.size(), "warm-up: " + made);
         for (int i = 0; i < secondHalf.size(); i++)
         {
@@ -129,7 +131,13 @@ class JitWarmupTest
             "-c", "0", "--jit-warmup-ms", "200"), stdout);
         final java.util.List<Long> made = java.util.List.copyOf(counts);
         final int firstSmall = made.indexOf(2L);
-        final java.util.List<Long> secondHalf = made.subList(firstSmall, made.size() - 3 * 2 * 64);
+        final int table = 3 * 2 * 64;
+        final int smallest = (int)JitWarmUp.smallestCalls(64);
+        // last, the smallest size alone in bursts of -n, past C2's thresholds: 20,000 calls rounded to whole rounds
+        assertEquals(20_096, smallest);
+        assertTrue(made.subList(made.size() - table - smallest, made.size() - table).stream().allMatch(c -> c == 2L),
+            "the smallest size's calls before the table: " + made.subList(made.size() - table - smallest, made.size()));
+        final java.util.List<Long> secondHalf = made.subList(firstSmall, made.size() - table - smallest);
         // a round's in-place burst and the next round's out-of-place burst have the same size: runs of 2 bursts
         int firstRun = 0;
         while (secondHalf.get(firstRun).equals(secondHalf.get(0)))
