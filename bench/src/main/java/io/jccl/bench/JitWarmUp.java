@@ -38,6 +38,8 @@ final class JitWarmUp
      * compiled at tier 4 after about 5,000 invocations, or 15,000 with its loops' iterations).
      */
     static final long SMALLEST_CALLS = 20_000;
+    /** The smallest size's calls between two of the largest in {@link #warmUpSmallest}. */
+    static final int SMALLEST_GROUP_CALLS = 200;
     /** The largest smallest size {@link #warmUpSmallest} runs on: above it a call's path is not what its time is. */
     private static final long SMALLEST_MAX_BYTES = 64 * 1024;
     /** The pause before the table, longer than the 50 ms at most that jccl's waits hold a busy-CPU mark. */
@@ -122,7 +124,7 @@ final class JitWarmUp
         warmUpFor(ranksToWarm, small, type, op, root, budgetNs - budgetNs / 2, true);
         if (threadRanks.mirror() == null && small.get(0).totalBytes() <= SMALLEST_MAX_BYTES)
         {
-            warmUpSmallest(ranksToWarm, small.get(0), type, op, root);
+            warmUpSmallest(ranksToWarm, small, type, op, root);
         }
         sync.barrier();
         if (thread == 0)
@@ -161,24 +163,66 @@ final class JitWarmUp
     }
 
     /**
-     * The table's smallest size alone, out of place then in place in bursts of {@code -n} as its first row runs,
-     * {@link #smallestCalls} calls per rank: the same count on every rank, so no rank decides. With {@code -e 16M}
+     * The table's smallest size, out of place then in place in bursts of {@code -n} as its first row runs,
+     * {@link #smallestCalls} calls per rank at least, the same on every rank. With {@code -e 16M}
      * the halves before spend their time on large calls and make too few for C2: with 4 processes on the 2 CPUs the
      * call path ({@code allReduce}, {@code validate}, {@code bind}, {@code bindAhead}) reached tier 4 within the
      * table's first second, and its first rows read 58-569 us a call against 14-15 from 8 KiB on. With this, the
      * first row (1 KiB) read 3.2-120 us over five launches (median 9.7) against 11-123 (36) without, interleaved.
+     * <p>
+     * The calls come in groups ({@link #smallestGroupRounds}): one call of the largest size cycled ({@code shapes}'
+     * last) out of place, rounds of the smallest's two bursts, one call of the largest in place; so about every
+     * {@value #SMALLEST_GROUP_CALLS} calls the layout changes, as the table's does before its first row ({@code -w}
+     * on the largest) and at every row, while the largest's calls stay a hundredth of the phase's. Without them C2
+     * compiled the call path from this phase's profile alone, in which a call never changed the layout of the last
+     * one, so the table's first change deoptimized {@code RankExecution.bind} ({@code DirectReads.bind}'s layout
+     * test, an {@code unstable_if} trap) and every process recompiled it at once while the first row ran.
+     * <p>
+     * After its calls it goes on, a group at a time, as the second half does, while the JIT of any process compiled in
+     * the last {@value BenchRunner#JIT_QUIET_MS} ms (at most {@value BenchRunner#JIT_QUIET_MAX_EXTRA_MS} ms more):
+     * this phase's own traps (a shape that always matched the last one, {@code BoundShape.matches}) sent methods back
+     * to tier 3, and C2 compiled them again ({@code LocalCommunicator.bindAhead}, 26-39 ms in three of four
+     * processes) during the first row.
+     * <p>
+     * With 4 processes on the 2 CPUs (AllGather 1-8 KiB, {@code -n 100}, 6 launches each, interleaved) the first row
+     * read 5.3-51.9 us a call out of place and 9.7-277.6 in place before these two, 4.8-9.2 and 6.7-11.7 after,
+     * the later rows 7-10 in both; with the quiet wait alone, 6.7-13.5 and 14.5-50.4.
+     *
+     * @param shapes the sizes cycled, smallest first.
      */
-    private void warmUpSmallest(final Communicator[] ranksToWarm, final Shape shape, final DataType type,
+    private void warmUpSmallest(final Communicator[] ranksToWarm, final List<Shape> shapes, final DataType type,
         final ReduceOp op, final int root)
     {
+        final Shape shape = shapes.get(0);
         final int burst = smallestBurst(options.iters());
         final int calls = burst * options.aggIters();
         final CallSlices[] both = {threadRanks.slices(shape, false, calls), threadRanks.slices(shape, true, calls)};
-        for (long made = 0; made < smallestCalls(options.iters()); made += 2L * burst)
+        final Shape last = shapes.get(shapes.size() - 1);
+        final CallSlices[] largest = shapes.size() > 1 ? new CallSlices[] {threadRanks.slices(last, false,
+            options.aggIters()), threadRanks.slices(last, true, options.aggIters())} : null;
+        final int rounds = smallestGroupRounds(options.iters());
+        final JitActivity jit = new JitActivity();
+        final long startNs = System.nanoTime();
+        // this phase's start is the mark: a compilation before it does not count
+        jit.compiledWithin(startNs, 0);
+        for (long made = 0; made < smallestCalls(options.iters()) ||
+            BenchRunner.warmUpGoesOn(sync, thread, jit, startNs, 0); made += 2L * burst * rounds)
         {
-            for (final CallSlices slices : both)
+            // the largest's calls: out of place before the group, in place after it
+            if (largest != null)
             {
-                threadRanks.issueCalls(ranksToWarm, slices, type, op, root, 0, burst);
+                threadRanks.issueCalls(ranksToWarm, largest[0], type, op, root, 0, 1);
+            }
+            for (int r = 0; r < rounds; r++)
+            {
+                for (final CallSlices slices : both)
+                {
+                    threadRanks.issueCalls(ranksToWarm, slices, type, op, root, 0, burst);
+                }
+            }
+            if (largest != null)
+            {
+                threadRanks.issueCalls(ranksToWarm, largest[1], type, op, root, 0, 1);
             }
             threadRanks.completeColl();
         }
@@ -195,13 +239,24 @@ final class JitWarmUp
 
     /**
      * @param iters {@code -n}.
-     * @return the iterations each rank runs in {@link #warmUpSmallest}: whole rounds of two bursts, at least
+     * @return the rounds of two bursts in each group of {@link #warmUpSmallest}: about
+     *         {@value #SMALLEST_GROUP_CALLS} calls of the smallest size.
+     */
+    static int smallestGroupRounds(final int iters)
+    {
+        final int round = 2 * smallestBurst(iters);
+        return Math.max(1, (SMALLEST_GROUP_CALLS + round / 2) / round);
+    }
+
+    /**
+     * @param iters {@code -n}.
+     * @return the iterations each rank runs in {@link #warmUpSmallest} at least: whole groups, at least
      *         {@value #SMALLEST_CALLS}.
      */
     static long smallestCalls(final int iters)
     {
-        final long round = 2L * smallestBurst(iters);
-        return (SMALLEST_CALLS + round - 1) / round * round;
+        final long group = 2L * smallestBurst(iters) * smallestGroupRounds(iters);
+        return (SMALLEST_CALLS + group - 1) / group * group;
     }
 
     /**

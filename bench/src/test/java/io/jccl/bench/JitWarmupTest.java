@@ -114,8 +114,8 @@ class JitWarmupTest
         final java.util.List<Long> cycle = java.util.List.of(2L, 32L, 32L, 512L, 512L, 8192L, 8192L, 131072L,
             131072L, 2L);
         // the smallest size's calls come last (JitWarmUp.warmUpSmallest), then the table's
-        final int smallest = (int)JitWarmUp.smallestCalls(1);
-        final java.util.List<Long> secondHalf = made.subList(firstSmall, made.size() - 5 * 2 * 2 - smallest);
+        final java.util.List<Long> secondHalf = made.subList(firstSmall,
+            smallestPhaseStart(made, 5 * 2 * 2, 131072L, 1));
         assertTrue(secondHalf.size() >= cycle.size(), "warm-up: " + made);
         for (int i = 0; i < secondHalf.size(); i++)
         {
@@ -128,16 +128,16 @@ class JitWarmupTest
     {
         // the timed loop queues -n calls before it waits: rounds start with 8 and double while they are short
         assertEquals(0, run("all_reduce_perf", "-g", "1", "-b", "8", "-e", "128", "-f", "4", "-w", "0", "-n", "64",
-            "-c", "0", "--jit-warmup-ms", "200"), stdout);
+            "-c", "0", "--row-time-ms", "0", "--jit-warmup-ms", "200"), stdout);
         final java.util.List<Long> made = java.util.List.copyOf(counts);
         final int firstSmall = made.indexOf(2L);
-        final int table = 3 * 2 * 64;
-        final int smallest = (int)JitWarmUp.smallestCalls(64);
-        // last, the smallest size alone in bursts of -n, past C2's thresholds: 20,000 calls rounded to whole rounds
-        assertEquals(20_096, smallest);
-        assertTrue(made.subList(made.size() - table - smallest, made.size() - table).stream().allMatch(c -> c == 2L),
-            "the smallest size's calls before the table: " + made.subList(made.size() - table - smallest, made.size()));
-        final java.util.List<Long> secondHalf = made.subList(firstSmall, made.size() - table - smallest);
+        // 3 sizes x 2 placements x (1 before the timing + 64 timed)
+        final int table = 3 * 2 * (1 + 64);
+        // last, the smallest size in bursts of -n, past C2's thresholds: 20,000 calls rounded to whole groups of
+        // 2 rounds of two bursts
+        assertEquals(2, JitWarmUp.smallestGroupRounds(64));
+        assertEquals(20_224, JitWarmUp.smallestCalls(64));
+        final java.util.List<Long> secondHalf = made.subList(firstSmall, smallestPhaseStart(made, table, 32L, 64));
         // a round's in-place burst and the next round's out-of-place burst have the same size: runs of 2 bursts
         int firstRun = 0;
         while (secondHalf.get(firstRun).equals(secondHalf.get(0)))
@@ -173,5 +173,36 @@ class JitWarmupTest
         assertTrue(flat.contains("--jit-warmup-ms=<ms> JVM-specific"), flat);
         assertTrue(flat.contains("0 disables (default: 500)"), flat);
         assertEquals(500, BenchOptions.JIT_WARMUP_MS_DEFAULT);
+    }
+
+    /**
+     * Checks the calls of {@link JitWarmUp#warmUpSmallest} before the table's: groups of one call of the largest size
+     * cycled out of place, {@link JitWarmUp#smallestGroupRounds} rounds of a burst of the smallest out of place and
+     * one in place, and one call of the largest in place; at least {@link JitWarmUp#smallestCalls} of the smallest in
+     * all (more while a JIT compiled).
+     *
+     * @param made    every call's element count, in order.
+     * @param table   the table's calls, at the end.
+     * @param largest the largest size cycled, in elements.
+     * @param iters   {@code -n}.
+     * @return the index of the phase's first call.
+     */
+    private static int smallestPhaseStart(final java.util.List<Long> made, final int table, final long largest,
+        final int iters)
+    {
+        final int smallestPerGroup = 2 * JitWarmUp.smallestBurst(iters) * JitWarmUp.smallestGroupRounds(iters);
+        final int group = smallestPerGroup + 2;
+        int start = made.size() - table;
+        int smallest = 0;
+        while (start >= group && made.get(start - group) == largest && made.get(start - 1) == largest &&
+            made.subList(start - group + 1, start - 1).stream().allMatch(c -> c == 2L))
+        {
+            start -= group;
+            smallest += smallestPerGroup;
+        }
+        assertTrue(smallest >= JitWarmUp.smallestCalls(iters), smallest + " calls of the smallest size before the " +
+            "table, in groups between two of the largest: " + made.subList(Math.max(0, start - group),
+            made.size() - table));
+        return start;
     }
 }
