@@ -134,8 +134,9 @@ final class JitWarmUp
                 process.closeWarmComms();
             }
             // the warm-up's garbage would otherwise be collected during the table: a young pause of 5-16 ms
-            // (seen every 70-120 ms of warm-up) inside a -n 20 row of 1 us calls read as a 250-350 us row
-            System.gc();
+            // (seen every 70-120 ms of warm-up) inside a -n 20 row of 1 us calls read as a 250-350 us row; a young
+            // collection, not System.gc(), whose full collection shrank the heap (YoungCollection says what it cost)
+            YoungCollection.run();
         }
         sync.barrier();
         settleAfterCollection();
@@ -143,8 +144,8 @@ final class JitWarmUp
     }
 
     /**
-     * Waits {@value #SETTLE_MS} ms without a call. While other processes collected (a full collection takes both
-     * CPUs here for 40-50 ms), this process's waits in the barrier yielded to their collector threads for
+     * Waits {@value #SETTLE_MS} ms without a call. While other processes collected (a full collection took both
+     * CPUs here for 40-50 ms, a young one a few), this process's waits in the barrier yielded to their collector threads for
      * milliseconds at a time, which jccl's waits take for a busy thread on their CPU: for up to 50 ms after, they
      * park for tens of microseconds where they would yield. With 4 processes on the 2 CPUs, the first row then
      * read 4.4-41 us a call at 1 KiB (median 8.3 over 10 launches) against 3.8-11 (6.0) with those parks off; a
