@@ -145,10 +145,10 @@ final class JitWarmUp
 
     /**
      * Waits {@value #SETTLE_MS} ms without a call. While other processes collected (a full collection took both
-     * CPUs here for 40-50 ms, a young one a few), this process's waits in the barrier yielded to their collector threads for
-     * milliseconds at a time, which jccl's waits take for a busy thread on their CPU: for up to 50 ms after, they
-     * park for tens of microseconds where they would yield. With 4 processes on the 2 CPUs, the first row then
-     * read 4.4-41 us a call at 1 KiB (median 8.3 over 10 launches) against 3.8-11 (6.0) with those parks off; a
+     * CPUs here for 40-50 ms, a young one a few), this process's waits in the barrier yielded to their collector
+     * threads for milliseconds at a time, which jccl's waits take for a busy thread on their CPU: for up to 50 ms
+     * after, they park for tens of microseconds where they would yield. With 4 processes on the 2 CPUs, the first row
+     * then read 4.4-41 us a call at 1 KiB (median 8.3 over 10 launches) against 3.8-11 (6.0) with those parks off; a
      * pause longer than the longest such mark lets it lapse before the table, and the next short yield clears it.
      */
     private void settleAfterCollection()
