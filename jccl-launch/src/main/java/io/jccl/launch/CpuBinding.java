@@ -1,10 +1,11 @@
 package io.jccl.launch;
 
+import io.jccl.transport.HostCpus;
+
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -126,7 +127,7 @@ public final class CpuBinding
             {
                 if (line.startsWith("Cpus_allowed_list:"))
                 {
-                    return parseCpuList(line.substring(line.indexOf(':') + 1));
+                    return HostCpus.parse(line.substring(line.indexOf(':') + 1));
                 }
             }
         }
@@ -135,42 +136,6 @@ public final class CpuBinding
             // not Linux, or a format this does not know: no binding
         }
         return List.of();
-    }
-
-    /**
-     * @param list a kernel CPU list such as {@code 0-3,8,10-11}.
-     * @return its CPUs, in order.
-     * @throws IllegalArgumentException when it is not such a list.
-     */
-    public static List<Integer> parseCpuList(final String list)
-    {
-        final List<Integer> cpus = new ArrayList<>();
-        for (final String part : list.trim().split(","))
-        {
-            if (part.isBlank())
-            {
-                continue;
-            }
-            final int dash = part.indexOf('-');
-            try
-            {
-                final int first = Integer.parseInt(part.substring(0, dash < 0 ? part.length() : dash).trim());
-                final int last = dash < 0 ? first : Integer.parseInt(part.substring(dash + 1).trim());
-                if (first < 0 || last < first)
-                {
-                    throw new IllegalArgumentException("CPU range '" + part + "' is empty or negative");
-                }
-                for (int cpu = first; cpu <= last; cpu++)
-                {
-                    cpus.add(cpu);
-                }
-            }
-            catch (final NumberFormatException ex)
-            {
-                throw new IllegalArgumentException("'" + list.trim() + "' is not a CPU list", ex);
-            }
-        }
-        return cpus;
     }
 
     /**

@@ -19,17 +19,6 @@ class CpuBindingTest
     private static final String TASKSET = "/usr/bin/taskset";
 
     @Test
-    void shouldReadKernelCpuListsWithRangesAndSingles()
-    {
-        assertEquals(List.of(0, 1), CpuBinding.parseCpuList("0-1\n"));
-        assertEquals(List.of(0, 1, 2, 3, 8, 10, 11), CpuBinding.parseCpuList(" 0-3,8,10-11"));
-        assertEquals(List.of(), CpuBinding.parseCpuList(""));
-        assertEquals("'0-x' is not a CPU list",
-            assertThrows(IllegalArgumentException.class, () -> CpuBinding.parseCpuList("0-x")).getMessage());
-        assertThrows(IllegalArgumentException.class, () -> CpuBinding.parseCpuList("3-1"));
-    }
-
-    @Test
     void shouldGiveEachChildTheNextAllowedCpuWhenNoMoreChildrenThanCpus()
     {
         final CpuBinding binding = CpuBinding.resolve(null, 2, List.of(4, 6, 7), TASKSET);
