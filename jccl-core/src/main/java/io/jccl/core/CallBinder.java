@@ -277,7 +277,8 @@ final class CallBinder
         {
             byConnection[connection] = group.cuda != null ?
                 new CudaExecution(program, plan.protocol(), rank, group.cuda, cudaStream(), plan.threads()) :
-                new RankExecution(program, plan.protocol(), plan.transport(), rank, group.transport);
+                new RankExecution(program, plan.protocol(), plan.transport(), rank, group.transport,
+                    group.directMinBytes);
         }
         final Execution execution = byConnection[connection];
         HostReducer reducer = null;

@@ -40,6 +40,8 @@ final class CommGroup
     /** The hosts the ranks span (the tuners' {@code nNodes}). */
     final int hosts;
     final Connections transport;
+    /** The smallest chunk a receiver reads in place of a sender's buffer ({@link DirectReads#minBytes}). */
+    final int directMinBytes;
     final TunerChain tuner;
     /** The online search ({@code JCCL_TUNER=auto}), or null. */
     final OnlineTuner online;
@@ -98,9 +100,12 @@ final class CommGroup
         this.transport = transport;
         // a group of one local rank out of several is a process of one rank, as every rank that joins with
         // Jccl.connect has: the cost model knows each is driven by its own process
+        final boolean processPerRank = localRanks.length == 1 && topology.ranks() > 1;
+        // the host's CPUs, not this process's: a process bound to one CPU (--bind-to core) is not oversubscribed
+        this.directMinBytes = DirectReads.minBytes(processPerRank, (topology.ranks() + hosts - 1) / hosts,
+            io.jccl.transport.HostCpus.online());
         this.tuner = TunerChain.create(constraints, calibration,
-            context.tunerMode() == Context.TunerMode.MODEL ? null : context.tunerConfigFile(),
-            localRanks.length == 1 && topology.ranks() > 1);
+            context.tunerMode() == Context.TunerMode.MODEL ? null : context.tunerConfigFile(), processPerRank);
         tuner.warnings().forEach(w -> LOG.warn("jccl WARN {}", w));
         this.online = context.tunerMode() == Context.TunerMode.AUTO ? OnlineTuning.create(context, tuner, topology) :
             null;

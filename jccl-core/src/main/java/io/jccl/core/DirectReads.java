@@ -29,7 +29,17 @@ final class DirectReads
      * latency on the call's critical path).
      */
     static final int DIRECT_MIN_BYTES = 4 * 1024;
+    /**
+     * The same threshold where processes of one rank outnumber the host's cores: the receiver's read waits for its
+     * process to be switched in, and the sender waits for that before it completes, where a staged chunk lets it
+     * complete and go on. With 4 processes on 2 CPUs (medians of 2-3 interleaved launches each way) Broadcast read
+     * 1.6-1.9 us a call at 4 KiB with chunks staged against 7.4-7.6 read in place, 2.5-3.3 against 6.3-10.4 at
+     * 16 KiB; Reduce 2.9-3.7 against 10-91 at 8 KiB, 8-9 against 12-16 at 32 KiB, and at 128 KiB reading in place
+     * won two launches of three; AllGather 7.6-12 against 15.9-18.7 at 16 KiB; AllReduce read alike (16-64 KiB).
+     */
+    static final int OVERSUBSCRIBED_MIN_BYTES = 64 * 1024;
 
+    private final int minBytes;
     private final Worker[] workers;
     /** Per worker, its send connector, or null when it sends nothing. */
     private final SendConnector[] sends;
@@ -61,10 +71,12 @@ final class DirectReads
      * @param baseAddress   the executor's address of each buffer, by {@link BufferKind} ordinal.
      * @param chunkStart    the executor's first element of each chunk of each buffer.
      * @param chunkLength   the executor's elements of each chunk of each buffer.
+     * @param minBytes      the smallest chunk read in place ({@link #minBytes(boolean, int, int)}).
      */
     DirectReads(final List<Worker> workers, final SendConnector[] sends, final InPlaceReads inPlaceReads,
-        final long[] baseAddress, final long[][] chunkStart, final long[][] chunkLength)
+        final long[] baseAddress, final long[][] chunkStart, final long[][] chunkLength, final int minBytes)
     {
+        this.minBytes = minBytes;
         this.workers = workers.toArray(new Worker[0]);
         this.sends = sends;
         this.inPlaceReads = inPlaceReads;
@@ -76,6 +88,18 @@ final class DirectReads
         {
             directStep[w] = new boolean[this.workers[w].stepCount()];
         }
+    }
+
+    /**
+     * @param processPerRank true when each rank of the group is a process of its own.
+     * @param ranksPerHost   the group's ranks on one host (the most on any).
+     * @param cores          the host's CPUs ({@code HostCpus.online()}).
+     * @return the smallest chunk a receiver reads in place: {@link #OVERSUBSCRIBED_MIN_BYTES} where the processes
+     *         outnumber the CPUs, else {@link #DIRECT_MIN_BYTES}.
+     */
+    static int minBytes(final boolean processPerRank, final int ranksPerHost, final int cores)
+    {
+        return processPerRank && ranksPerHost > cores ? OVERSUBSCRIBED_MIN_BYTES : DIRECT_MIN_BYTES;
     }
 
     /**
@@ -154,7 +178,7 @@ final class DirectReads
                 final int chunkField = op == Opcode.SEND ? StepDescriptor.SRC_CHUNK : StepDescriptor.DST_CHUNK;
                 final int buffer = worker.field(s, bufferField);
                 final int chunk = worker.field(s, chunkField);
-                directStep[w][s] = shape && chunkLength[buffer][chunk] * elementSize >= DIRECT_MIN_BYTES &&
+                directStep[w][s] = shape && chunkLength[buffer][chunk] * elementSize >= minBytes &&
                     !writtenElsewhere(w, s, bufferField, chunkField) && readableInPlace(send, buffer, chunk);
             }
         }

@@ -66,6 +66,8 @@ final class RankExecution implements Execution
     private final SendConnector[] directSenders;
     /** Which steps publish their data in place, for the bound call's placement (on a direct connector only). */
     private final DirectReads directReads;
+    /** The smallest chunk read in place ({@link DirectReads#minBytes}). */
+    private final int directMinBytes;
 
     /** Per input chunk, the last pipeline iteration in which it was overwritten (PreMulSum on raw input only). */
     private final long[] inputWritten;
@@ -86,8 +88,9 @@ final class RankExecution implements Execution
     private long bytesDirect;
 
     RankExecution(final Program program, final io.jccl.Protocol protocol, final TransportKind transportKind,
-        final int rank, final Connections transport)
+        final int rank, final Connections transport, final int directMinBytes)
     {
+        this.directMinBytes = directMinBytes;
         this.protocol = protocol;
         this.transport = transportKind;
         this.connectors = transport;
@@ -111,7 +114,7 @@ final class RankExecution implements Execution
         this.directSenders = java.util.Arrays.stream(sends)
             .filter(c -> c != null && c.direct()).distinct().toArray(SendConnector[]::new);
         this.directReads = new DirectReads(rankWorkers, sends, transport.inPlaceReads(), baseAddress, chunkStart,
-            chunkLength);
+            chunkLength, directMinBytes);
         for (final BufferKind kind : BufferKind.values())
         {
             final ChunkLayout layout = program.layout(kind);
@@ -144,7 +147,7 @@ final class RankExecution implements Execution
         {
             if (e.spare == null)
             {
-                e.spare = new RankExecution(program, protocol, transport, rank, connectors);
+                e.spare = new RankExecution(program, protocol, transport, rank, connectors, directMinBytes);
             }
             e = e.spare;
         }

@@ -108,6 +108,28 @@ class ProtocolKnobTest
         }
     }
 
+    @Test
+    void shouldStageChunksUpTo64KiBOnlyWhereProcessesOutnumberTheHostsCpus()
+    {
+        assertEquals(DirectReads.DIRECT_MIN_BYTES, DirectReads.minBytes(false, 8, 2), "ranks of one process");
+        assertEquals(DirectReads.DIRECT_MIN_BYTES, DirectReads.minBytes(true, 2, 2), "a process per CPU");
+        assertEquals(DirectReads.OVERSUBSCRIBED_MIN_BYTES, DirectReads.minBytes(true, 4, 2), "4 processes, 2 CPUs");
+        assertEquals(64 * 1024, DirectReads.OVERSUBSCRIBED_MIN_BYTES);
+        // in-process ranks keep the small threshold whatever the host
+        final Communicator[] comms = Jccl.initAll(new Context(), 3);
+        try
+        {
+            assertEquals(DirectReads.DIRECT_MIN_BYTES, ((LocalCommunicator)comms[0]).group().directMinBytes);
+        }
+        finally
+        {
+            for (final Communicator c : comms)
+            {
+                c.close();
+            }
+        }
+    }
+
     /** Runs one AllReduce of 100003 random elements on 5 ranks and returns every output; checks the counters. */
     private static byte[][] run(final Algorithm algorithm, final Protocol protocol, final TransportKind transport,
         final int channels, final int chunk, final DataType type, final boolean inPlace)
