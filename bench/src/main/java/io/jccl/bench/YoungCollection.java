@@ -55,10 +55,13 @@ final class YoungCollection
         return false;
     }
 
-    /** @return the collections all collectors ran so far, or -1 when one of them does not count. */
+    /**
+     * @return the collections all collectors ran so far, or -1 when one of them does not count or there is none (a
+     *         JVM whose collector never collects, where allocating would only fill the heap).
+     */
     static long collections(final List<GarbageCollectorMXBean> collectors)
     {
-        long total = 0;
+        long total = collectors.isEmpty() ? -1 : 0;
         for (final GarbageCollectorMXBean collector : collectors)
         {
             final long count = collector.getCollectionCount();

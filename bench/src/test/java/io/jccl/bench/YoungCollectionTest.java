@@ -30,6 +30,7 @@ class YoungCollectionTest
     {
         assertEquals(12, YoungCollection.collections(List.of(collector(5), collector(7))));
         assertEquals(-1, YoungCollection.collections(List.of(collector(5), collector(-1))));
+        assertEquals(-1, YoungCollection.collections(List.of()), "no collector: System.gc() instead of allocating");
     }
 
     private static long fullCollections(final List<GarbageCollectorMXBean> collectors)
