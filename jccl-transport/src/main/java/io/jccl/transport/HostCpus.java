@@ -14,7 +14,11 @@ import java.util.List;
  */
 public final class HostCpus
 {
-    private static final Path ONLINE = Path.of("/sys/devices/system/cpu/online");
+    /**
+     * Linux's list of the CPUs online: the kernel's interface (sysfs), the same path on every host, not a file of the
+     * project or of one machine; where it is absent (not Linux) {@link #online()} falls back to the JVM's count.
+     */
+    private static final Path KERNEL_ONLINE_CPUS = Path.of("/sys/devices/system/cpu/online");
 
     private HostCpus()
     {
@@ -28,7 +32,7 @@ public final class HostCpus
     {
         try
         {
-            final int online = parse(Files.readString(ONLINE)).size();
+            final int online = parse(Files.readString(KERNEL_ONLINE_CPUS)).size();
             if (online > 0)
             {
                 return online;
