@@ -340,9 +340,24 @@ union Unit
     unsigned char b[8];
 };
 
+// A unit moves as one 8-byte word where its address allows, else as two 4-byte words (float and int32 buffers are
+// 4-byte aligned at any element offset); only a region's last unit, or 1- and 2-byte types at odd offsets, go byte
+// by byte.
 __device__ __forceinline__ Unit readUnit(const char* p, uint64_t bytes)
 {
     Unit u;
+    const uint64_t address = (uint64_t)p;
+    if (bytes == 8 && (address & 7) == 0)
+    {
+        u.u64 = *(const uint64_t*)p;
+        return u;
+    }
+    if (bytes == 8 && (address & 3) == 0)
+    {
+        u.u32[0] = ((const uint32_t*)p)[0];
+        u.u32[1] = ((const uint32_t*)p)[1];
+        return u;
+    }
     u.u64 = 0;
     for (uint64_t i = 0; i < bytes; i++)
     {
@@ -353,6 +368,18 @@ __device__ __forceinline__ Unit readUnit(const char* p, uint64_t bytes)
 
 __device__ __forceinline__ void writeUnit(char* p, Unit u, uint64_t bytes)
 {
+    const uint64_t address = (uint64_t)p;
+    if (bytes == 8 && (address & 7) == 0)
+    {
+        *(uint64_t*)p = u.u64;
+        return;
+    }
+    if (bytes == 8 && (address & 3) == 0)
+    {
+        ((uint32_t*)p)[0] = u.u32[0];
+        ((uint32_t*)p)[1] = u.u32[1];
+        return;
+    }
     for (uint64_t i = 0; i < bytes; i++)
     {
         p[i] = (char)u.b[i];
@@ -688,7 +715,6 @@ __device__ void run(const Launch* L, const Block* blocks, const Block* B)
                     *(volatile uint64_t*)L->errorAddr = ERROR_LENGTH;
                     stop = 1;
                 }
-                __threadfence_system();
                 __syncthreads();
                 if (stop)
                 {
@@ -698,14 +724,21 @@ __device__ void run(const Launch* L, const Block* blocks, const Block* B)
                     }
                     return;
                 }
-                if (threadIdx.x == 0)
+                if (threadIdx.x == 0 && (sends || receives))
                 {
+                    // the block's writes of the slot and the output, and its reads of the slot it received, are
+                    // ordered before this thread by the barrier; one system-scope fence here, in the posting thread
+                    // only, makes them visible before the tail (the peer reads the slot) or the head (the peer
+                    // overwrites it) moves, as NCCL's primitives post
                     if (sends)
                     {
                         uint64_t* header = (uint64_t*)(sendFifo + FIFO_HEADERS + outSlot * 16);
                         header[0] = offset;
                         header[1] = L->tag;
-                        __threadfence_system();
+                    }
+                    __threadfence_system();
+                    if (sends)
+                    {
                         sendTail = sendTail + 1;
                         storeVolatile((uint64_t*)(sendFifo + FIFO_TAIL), sendTail);
                     }
