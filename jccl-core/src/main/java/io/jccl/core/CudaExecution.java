@@ -25,9 +25,10 @@ import java.util.List;
 import static io.jccl.kernels.cuda.DeviceLayout.*;
 
 /**
- * One rank's executor of a Program on a CUDA device: a call writes the launch record, the block records, the step
- * records and the chunk tables into pinned host memory, copies them to the device on the rank's stream, launches the
- * interpreter kernel with one block per worker and records an event; the call is complete when the event is. Ranks
+ * One rank's executor of a Program on a CUDA device: a call writes the launch record, the block records and the chunk
+ * tables into pinned host memory, copies them to the device on the rank's stream (the step records, which no call
+ * changes, go with the first call only), launches the interpreter kernel with one block per worker and records an
+ * event; the call is complete when the event is. Ranks
  * of this process that share the device launch their blocks together, in one grid ({@link DeviceLaunch}). The
  * records are the Program's own ({@link StepDescriptor}), read by the kernel as the Java executor reads them; peers'
  * FIFOs come from the {@link CudaGroup}. Made once per (communicator, program, protocol) and rebound per call;
@@ -73,7 +74,7 @@ final class CudaExecution implements Execution
     /** What a timeout says of where the kernel's workers stood. */
     private final CudaKernelReport report;
 
-    // offsets in the per-call area (host staging and device copy alike)
+    // offsets in the area (host staging and device copy alike): what a call writes, then the step records
     private final long blocksOffset;
     private final long rankTableOffset;
     private final long chunkTablesOffset;
@@ -84,6 +85,8 @@ final class CudaExecution implements Execution
     private final long areaBytes;
     private final long staging;
     private final long area;
+    /** Whether the step records are on the device: copied with the first launch, which calls after it leave out. */
+    private boolean recordsCopied;
 
     /** Per input chunk: written by an earlier step of this call (premultiplication flags only). */
     private final boolean[] inputWritten;
@@ -199,11 +202,12 @@ final class CudaExecution implements Execution
         blocksOffset = RECORD_BYTES;
         rankTableOffset = blocksOffset + (long)RECORD_BYTES * workers.length;
         chunkTablesOffset = rankTableOffset + 128;
-        recordsOffset = chunkTablesOffset + 16L * chunks;
-        flagsOffset = recordsOffset + 4L * StepDescriptor.WIDTH * totalSteps;
+        flagsOffset = chunkTablesOffset + 16L * chunks;
         progressOffset = (flagsOffset + totalSteps + 7) & -8L;
         clockOffset = progressOffset + 8L * workers.length;
-        areaBytes = clockOffset + 16L * workers.length;
+        // the step records last: no call changes them, so after the first call only the area before them is copied
+        recordsOffset = clockOffset + 16L * workers.length;
+        areaBytes = recordsOffset + 4L * StepDescriptor.WIDTH * totalSteps;
         api.setDevice(device);
         this.stream = stream;
         this.active = stream;
@@ -287,8 +291,7 @@ final class CudaExecution implements Execution
             table += 16L * chunks;
         }
         final int payload = DeviceLayout.payloadBytes(protocol.ordinal());
-        final long pieceBytes = Math.min(chunkBytes, (payload - (long)REGION_ALIGN * maxChunkCount) / maxChunkCount);
-        final long pieceCount = Math.max(1, pieceBytes / elemSize);
+        final long pieceCount = DeviceLayout.pieceCount(protocol.ordinal(), chunkBytes, maxChunkCount, elemSize);
         final long iterations = Math.max(1, (longestChunk + pieceCount - 1) / pieceCount);
         if (premulInput)
         {
@@ -357,7 +360,10 @@ final class CudaExecution implements Execution
         }
         api.setDevice(device);
         function = group.function(device, kernel);
-        api.memcpyAsync(area, staging, areaBytes, active);
+        // the first launch copies the step records too; they are ordered before every later call's kernel, which
+        // binds only after the calls before it completed
+        api.memcpyAsync(area, staging, recordsCopied ? recordsOffset : areaBytes, active);
+        recordsCopied = true;
         pendingLaunch = false;
         if (shared == null)
         {

@@ -81,6 +81,8 @@ public final class DeviceLayout
     public static final int FIFO_DATA = DeviceWire.FIFO_DATA;
     /** Payload offsets of a slot's chunks are multiples of this. */
     public static final int REGION_ALIGN = DeviceWire.REGION_ALIGN;
+    /** Pieces are a multiple of this many bytes where one fits ({@link #pieceCount}): a multiple of every element. */
+    public static final int PIECE_ALIGN = 128;
     /** Error word: a slot of another call or plan arrived. */
     public static final long ERROR_TAG = DeviceWire.ERROR_TAG;
     /** Error word: a slot of an unexpected length arrived. */
@@ -129,6 +131,27 @@ public final class DeviceLayout
     public static long alignRegion(final long bytes)
     {
         return (bytes + REGION_ALIGN - 1) & -REGION_ALIGN;
+    }
+
+    /**
+     * Elements per piece: a slot carries one piece of each chunk a step moves, each region aligned. A piece is a
+     * multiple of {@link #PIECE_ALIGN} bytes wherever one fits, so every piece of a chunk starts as the chunk does
+     * relative to a 16-byte vector: with 3 float chunks in SIMPLE's slot a piece used to be 174,744 bytes (not a
+     * multiple of 16), which put every second piece off the vectors its first piece used.
+     *
+     * @param protocol      the protocol id.
+     * @param chunkBytes    the plan's chunk bytes, at least 1.
+     * @param maxChunkCount the most chunks one step of the program moves, at least 1.
+     * @param elemSize      bytes per element.
+     * @return elements per piece, at least 1; every rank computes the same from the same plan and program.
+     */
+    public static long pieceCount(final int protocol, final long chunkBytes, final int maxChunkCount,
+        final int elemSize)
+    {
+        final long fits = Math.min(chunkBytes,
+            (payloadBytes(protocol) - (long)REGION_ALIGN * maxChunkCount) / maxChunkCount);
+        final long pieceBytes = fits >= PIECE_ALIGN ? fits / PIECE_ALIGN * PIECE_ALIGN : fits;
+        return Math.max(1, pieceBytes / elemSize);
     }
 
     /**
