@@ -3,6 +3,7 @@ package io.jccl.core;
 import io.jccl.Settings;
 import io.jccl.autotune.Calibration;
 import io.jccl.kernels.HostDevice;
+import io.jccl.transport.HostCpus;
 import org.agrona.UnsafeApi;
 
 import java.util.concurrent.atomic.AtomicLong;
@@ -13,7 +14,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * one-way latency of handing a flag to another thread with spin-then-yield waiting. Memory bandwidth is measured with
  * the JVM's native copy, so it needs no warm-up. Every protocol's step costs one handoff; per-slot work scales with
  * the handoff by the ratios the FIFO microbenchmark measured (SIMPLE 1, LL 2.2, LL128 3). A process that may run on
- * one CPU only cannot time a handoff between cores and takes the default handoff.
+ * one CPU only cannot time a handoff between cores and takes the default handoff. The calibration's cores are the
+ * host's that its ranks share ({@link HostCpus#sharedByRanks()}), not this process's: 2 processes bound to a CPU each
+ * on 2 CPUs are not oversubscribed, where counting one CPU made the model charge each step a process switch.
  */
 final class Calibrator
 {
@@ -42,9 +45,11 @@ final class Calibrator
                 result = measured;
                 if (result == null)
                 {
-                    final int cores = Runtime.getRuntime().availableProcessors();
+                    // the model's cores are the host's, which its ranks share; a process bound to one of them
+                    // still measures with what it may run on
+                    final int cores = HostCpus.sharedByRanks();
                     result = "defaults".equalsIgnoreCase(Context.setting(CALIBRATION_PROP_NAME)) ?
-                        Calibration.defaults(cores) : measure(cores);
+                        Calibration.defaults(cores) : measure(Runtime.getRuntime().availableProcessors(), cores);
                     measured = result;
                 }
             }
@@ -53,19 +58,20 @@ final class Calibrator
     }
 
     /**
-     * @param cores the processors this process may run on.
+     * @param ownCpus the processors this process may run on: its copy threads and its handoff's two threads run there.
+     * @param cores   the processors the ranks of this host share ({@link HostCpus#sharedByRanks()}): the model's.
      * @return the constants measured now.
      */
-    static Calibration measure(final int cores)
+    static Calibration measure(final int ownCpus, final int cores)
     {
         final double threadGBps = copyGBps(1);
-        final double capGBps = Math.max(threadGBps, copyGBps(Math.min(cores, 4)));
+        final double capGBps = Math.max(threadGBps, copyGBps(Math.min(ownCpus, 4)));
         final Calibration defaults = Calibration.defaults(cores);
         // a process bound to one CPU (mpirun --bind-to core, srun's binding, jccl-bench --nprocs) cannot time a
         // handoff between cores: its two threads take turns on that CPU, so the ping-pong measures the scheduler
         // (7.6 us here, against 0.2-0.5 us between the processes' cores). Its ranks' peers run on other CPUs: it
         // takes the default handoff instead, with the measured model's form
-        final double handoffNs = cores < 2 ? defaults.simple().stepNs() : handoffNs();
+        final double handoffNs = ownCpus < 2 ? defaults.simple().stepNs() : handoffNs();
         final double slotNs = defaults.simple().slotNs() * handoffNs / defaults.simple().stepNs();
         // on the host every protocol hands a slot over by one cache line's round trip; LL and LL128 only add work
         // per slot (encoding and decoding flagged words or lines: about 2.2x and 3x SIMPLE's, by the FIFO JMH)

@@ -101,9 +101,10 @@ final class CommGroup
         // a group of one local rank out of several is a process of one rank, as every rank that joins with
         // Jccl.connect has: the cost model knows each is driven by its own process
         final boolean processPerRank = localRanks.length == 1 && topology.ranks() > 1;
-        // the host's CPUs, not this process's: a process bound to one CPU (--bind-to core) is not oversubscribed
+        // the CPUs the host's ranks share, as the cost model counts them (the same in every process): a process bound
+        // to one CPU (--bind-to core) is not oversubscribed
         this.directMinBytes = DirectReads.minBytes(processPerRank, (topology.ranks() + hosts - 1) / hosts,
-            io.jccl.transport.HostCpus.online());
+            calibration.cores());
         this.tuner = TunerChain.create(constraints, calibration,
             context.tunerMode() == Context.TunerMode.MODEL ? null : context.tunerConfigFile(), processPerRank);
         tuner.warnings().forEach(w -> LOG.warn("jccl WARN {}", w));

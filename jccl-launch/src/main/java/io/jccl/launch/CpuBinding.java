@@ -3,7 +3,6 @@ package io.jccl.launch;
 import io.jccl.transport.HostCpus;
 
 import java.io.File;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -116,26 +115,12 @@ public final class CpuBinding
     }
 
     /**
-     * @return the CPUs this process may run on, from {@code /proc/self/status}'s {@code Cpus_allowed_list}; empty
-     *         where it cannot be read (not Linux).
+     * @return the CPUs this process may run on ({@link HostCpus#allowed()}); empty where they cannot be read (not
+     *         Linux).
      */
     public static List<Integer> allowedCpus()
     {
-        try
-        {
-            for (final String line : Files.readAllLines(Path.of("/proc/self/status")))
-            {
-                if (line.startsWith("Cpus_allowed_list:"))
-                {
-                    return HostCpus.parse(line.substring(line.indexOf(':') + 1));
-                }
-            }
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            // not Linux, or a format this does not know: no binding
-        }
-        return List.of();
+        return HostCpus.allowed();
     }
 
     /**

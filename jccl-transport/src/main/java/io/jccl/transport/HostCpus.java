@@ -10,7 +10,7 @@ import java.util.List;
  * The host's CPUs as the kernel lists them: the CPUs online, and the list format ({@code 0-3,8,10-11}) that
  * {@code /sys/devices/system/cpu/online} and {@code /proc/self/status}'s {@code Cpus_allowed_list} share. A process
  * bound to one CPU ({@code taskset}, {@code --bind-to core}) sees one in {@link Runtime#availableProcessors()}; whether
- * the processes of a host outnumber its CPUs is a question about the host.
+ * the processes of a host outnumber its CPUs is a question about the host ({@link #sharedByRanks()}).
  */
 public final class HostCpus
 {
@@ -19,6 +19,9 @@ public final class HostCpus
      * project or of one machine; where it is absent (not Linux) {@link #online()} falls back to the JVM's count.
      */
     private static final Path KERNEL_ONLINE_CPUS = Path.of("/sys/devices/system/cpu/online");
+    /** Linux's status of the calling process (procfs), whose {@code Cpus_allowed_list} line is its CPU affinity. */
+    private static final Path KERNEL_SELF_STATUS = Path.of("/proc/self/status");
+    private static final String ALLOWED_LINE = "Cpus_allowed_list:";
 
     private HostCpus()
     {
@@ -43,6 +46,54 @@ public final class HostCpus
             // not Linux, or a format this does not know: what the JVM sees
         }
         return Runtime.getRuntime().availableProcessors();
+    }
+
+    /**
+     * @return the CPUs this process may run on (its affinity, {@code Cpus_allowed_list}), in order; empty where it
+     *         cannot be read (not Linux).
+     */
+    public static List<Integer> allowed()
+    {
+        try
+        {
+            for (final String line : Files.readAllLines(KERNEL_SELF_STATUS))
+            {
+                if (line.startsWith(ALLOWED_LINE))
+                {
+                    return parse(line.substring(ALLOWED_LINE.length()));
+                }
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            // not Linux, or a format this does not know: unknown
+        }
+        return List.of();
+    }
+
+    /**
+     * The CPUs the ranks of this host share, as the cost model and the direct-read threshold count them: whether its
+     * processes outnumber them is whether they take turns on a CPU.
+     *
+     * @return {@link #sharedByRanks(int, int, int)} of this process's affinity, the host's online CPUs and the JVM's
+     *         count.
+     */
+    public static int sharedByRanks()
+    {
+        return sharedByRanks(allowed().size(), online(), Runtime.getRuntime().availableProcessors());
+    }
+
+    /**
+     * @param allowed the CPUs this process may run on (0 when unknown).
+     * @param online  the host's online CPUs.
+     * @param jvm     {@link Runtime#availableProcessors()}: the affinity, or a container's CPU quota where smaller.
+     * @return the host's online CPUs where this process is bound to fewer of them ({@code mpirun --bind-to core},
+     *         {@code taskset}: its peers run on the others), else the JVM's count, which honours a container's quota
+     *         (a process bound inside a container with a quota is counted as bound: the quota is not known then).
+     */
+    public static int sharedByRanks(final int allowed, final int online, final int jvm)
+    {
+        return allowed > 0 && allowed < online ? online : Math.max(1, jvm);
     }
 
     /**
