@@ -109,12 +109,15 @@ class ProtocolKnobTest
     }
 
     @Test
-    void shouldStageChunksUpTo64KiBOnlyWhereProcessesOutnumberTheHostsCpus()
+    void shouldStageChunksUpTo64KiBWhereProcessesOutnumberTheHostsCpusAndUpTo2KiBWhereNot()
     {
         assertEquals(DirectReads.DIRECT_MIN_BYTES, DirectReads.minBytes(false, 8, 2), "ranks of one process");
-        assertEquals(DirectReads.DIRECT_MIN_BYTES, DirectReads.minBytes(true, 2, 2), "a process per CPU");
+        assertEquals(DirectReads.PROCESS_MIN_BYTES, DirectReads.minBytes(true, 2, 2), "a process per CPU");
+        assertEquals(DirectReads.PROCESS_MIN_BYTES, DirectReads.minBytes(true, 8, 64), "8 processes, 64 CPUs");
         assertEquals(DirectReads.OVERSUBSCRIBED_MIN_BYTES, DirectReads.minBytes(true, 4, 2), "4 processes, 2 CPUs");
         assertEquals(64 * 1024, DirectReads.OVERSUBSCRIBED_MIN_BYTES);
+        assertEquals(2 * 1024, DirectReads.PROCESS_MIN_BYTES);
+        assertEquals(4 * 1024, DirectReads.DIRECT_MIN_BYTES);
         // in-process ranks keep the small threshold whatever the host
         final Communicator[] comms = Jccl.initAll(new Context(), 3);
         try
