@@ -32,10 +32,14 @@ import io.jccl.schedules.Generators;
  *     process per rank and 4 ranks on 2 cores it took half the tree's time at 16 B-1 KiB (each of the tree's hops
  *     can wait for a context switch); with one thread driving 4 ranks ({@code -g 4}) up to 3x the ring's and the
  *     tree's (every step is that thread's work); at 2 ranks the tree is that exchange already (0.93-1.09x each
- *     other). A pin, a table line or the online tuner, which measures, chooses it; and the model itself where
- *     every rank has a process of its own, there are at least 3, and more on a node than cores: there direct
- *     AllReduce is charged one exchange, two steps, and every step a process switch ({@link #SWITCH_NS}; measured
- *     with 4 processes on 2 cores, 8-128 B: direct 4.1-6.0 us, the tree 7.5-10.6, Open MPI 5.3-6.4).</li>
+ *     other), and where each of the 2 ranks has a process of its own it is charged as one: one handoff on the
+ *     critical path (the ring's reduce-scatter and all-gather hand off in turn), no slot to fill on P2P with SIMPLE
+ *     (the peer reads the caller's input in place), and {@link #EXCHANGE_TRAFFIC} for reducing the whole buffer on
+ *     both ranks; so it is chosen up to 64 KiB and the ring from 128 KiB. Direct is chosen by a pin, a table line
+ *     or the online tuner, which measures; and by the model itself where every rank has a process of its own,
+ *     there are at least 3, and more on a node than cores: there direct AllReduce is charged one exchange, two
+ *     steps, and every step a process switch ({@link #SWITCH_NS}; measured with 4 processes on 2 cores, 8-128 B:
+ *     direct 4.1-6.0 us, the tree 7.5-10.6, Open MPI 5.3-6.4).</li>
  *     <li>Slots: each step moves its segment ({@code bytes / (n C)} for ring AllReduce, AllGather, ReduceScatter
  *     and AllToAll, {@code bytes / C} otherwise) in {@code ceil(segment / k)} slots.</li>
  *     <li>Fill: rings lose one slot's time (every rank starts at once); chains and trees one per hop of depth; one
@@ -65,6 +69,15 @@ public final class CostModel
      * direct's one exchange 4.1-6.0 us, about 2 us a level.
      */
     static final double SWITCH_NS = 2000;
+    /**
+     * What the 2-rank exchange's bytes cost over the ring's: each rank reduces the whole buffer (reads its own and the
+     * peer's, writes the sum: 3 bytes of memory traffic a byte) where the ring's two steps reduce half each and copy
+     * the other half (2.5), which alone would say 1.2; 1.5 is fitted to where the ring starts to win. Measured with 2
+     * processes, AllReduce, 4 launches of 7 interleaved rounds: the exchange (whole-buffer pieces) 0.81-1.06x the
+     * ring's time from 2 KiB to 128 KiB, most 0.85-0.93; alike at 256-512 KiB; with 32 KiB pieces the ring was
+     * 1.07-1.27x faster from 128 KiB to 16 MiB.
+     */
+    static final double EXCHANGE_TRAFFIC = 1.5;
 
     private final Calibration calibration;
     private final boolean rankPerProcess;
@@ -127,7 +140,11 @@ public final class CostModel
         // in, and direct AllReduce is one exchange where the tree pays that per level
         final boolean oversubscribed = rankPerProcess && request.ranksPerNode() > calibration.cores();
         final double switchNs = oversubscribed ? SWITCH_NS : 0;
-        final int steps = direct && oversubscribed && n >= 3 ? 2 : steps(tree, collective, n);
+        // 2 ranks with a process each: the tree (or direct) AllReduce is one exchange, both ranks sending their whole
+        // buffer and reducing the peer's as it arrives at once: one handoff on the critical path, where the ring's
+        // reduce-scatter and all-gather hand off in turn; its cost is the traffic
+        final boolean exchange = tree && rankPerProcess && n == 2 && collective == Collective.ALL_REDUCE;
+        final int steps = exchange ? 1 : direct && oversubscribed && n >= 3 ? 2 : steps(tree, collective, n);
         final double rounds = direct ? Math.max(n - 1, rounds(true, collective, n)) : rounds(tree, collective, n);
         final boolean perRankSegments = !tree && !collective.isRooted();
         final double segment = perRankSegments ? bytes / ((double)n * channels) : bytes / channels;
@@ -136,7 +153,11 @@ public final class CostModel
         // no fill (one thread driving in-process ranks gained nothing from it: -g 2 AllGather 1.04-1.13x the time)
         final boolean inPlaceSends = rankPerProcess && plan.transport() == TransportKind.P2P &&
             protocol == Protocol.SIMPLE && !collective.isReducing();
-        final double fillDepth = Math.max(0, (tree ? steps : (perRankSegments ? 1 : n - 1)) - (inPlaceSends ? 1 : 0));
+        // the exchange sends the caller's input, which P2P with SIMPLE lets the peer read where it lies: no slot fills
+        final boolean inPlaceExchange = exchange && plan.transport() == TransportKind.P2P &&
+            protocol == Protocol.SIMPLE;
+        final double fillDepth = Math.max(0, (tree ? steps : (perRankSegments ? 1 : n - 1)) -
+            (inPlaceSends || inPlaceExchange ? 1 : 0));
 
         final int local = request.ranksPerNode();
         final double workers = (double)local * channels;
@@ -166,7 +187,7 @@ public final class CostModel
         return steps * (cost.stepNs() * contention + hopNs + switchNs) +
             slots * (cost.slotNs() * contention + channels * netSlotNs) +
             fillDepth * Math.min(piece, segment) / channelBytesPerNs +
-            rounds * segment * channels / dataBytesPerNs;
+            rounds * segment * channels / dataBytesPerNs * (exchange ? EXCHANGE_TRAFFIC : 1);
     }
 
     /**

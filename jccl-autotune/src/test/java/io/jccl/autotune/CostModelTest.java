@@ -138,9 +138,9 @@ class CostModelTest
         final Plan ring = plan(Algorithm.RING, Protocol.SIMPLE, TransportKind.P2P, 1);
         assertTrue(twoCores.predictNanos(allReduce(MIB_64, 4), direct) >
             twoCores.predictNanos(allReduce(MIB_64, 4), ring));
-        // 2 processes: the tree is that exchange already; 4 processes on 4 cores, or 4 ranks of one process: as before
-        assertEquals(new CostModel(Calibration.defaults(2)).predictNanos(allReduce(8, 2), direct),
-            twoCores.predictNanos(allReduce(8, 2), direct));
+        // 2 processes: the tree is that exchange already, and so is direct: the same charge for both; 4 processes on
+        // 4 cores, or 4 ranks of one process: as before
+        assertEquals(twoCores.predictNanos(allReduce(8, 2), tree), twoCores.predictNanos(allReduce(8, 2), direct));
         final CostModel fourCores = new CostModel(Calibration.defaults(4), true);
         final CostModel oneProcess = new CostModel(Calibration.defaults(2), false);
         for (final CostModel model : new CostModel[] {fourCores, oneProcess})
@@ -152,6 +152,30 @@ class CostModelTest
         assertNotEquals(Algorithm.DIRECT, tuner.choose(allReduce(MIB_64, 4)).algorithm());
         assertEquals(Algorithm.TREE, new CostModelTuner(Calibration.defaults(2), PlanConstraints.none(), false)
             .choose(allReduce(8, 4)).algorithm());
+    }
+
+    @Test
+    void shouldExchangeBetweenTwoProcessesUpTo64KiBAndRingFrom128KiB()
+    {
+        final CostModelTuner processes = new CostModelTuner(Calibration.defaults(2), PlanConstraints.none(), true);
+        final CostModelTuner oneThread = new CostModelTuner(Calibration.defaults(2), PlanConstraints.none(), false);
+        for (long bytes = 8; bytes <= 16 << 20; bytes *= 2)
+        {
+            // one handoff against the ring's two, until the exchange's whole-buffer reduction costs more
+            assertEquals(bytes <= 64 << 10 ? Algorithm.TREE : Algorithm.RING,
+                processes.choose(allReduce(bytes, 2)).algorithm(), bytes + " bytes, 2 processes");
+            // one thread driving both ranks runs the two halves of the exchange in turn: the ring from 1 KiB
+            assertEquals(bytes < 1024 ? Algorithm.TREE : Algorithm.RING,
+                oneThread.choose(allReduce(bytes, 2)).algorithm(), bytes + " bytes, 2 ranks of one process");
+        }
+        final Plan tree = plan(Algorithm.TREE, Protocol.SIMPLE, TransportKind.P2P, 1);
+        final Plan ring = plan(Algorithm.RING, Protocol.SIMPLE, TransportKind.P2P, 1);
+        final CostModel model = processes.model();
+        // the exchange's fill and traffic: it costs more than the ring once the bytes dominate
+        assertTrue(model.predictNanos(allReduce(MIB_64, 2), tree) > model.predictNanos(allReduce(MIB_64, 2), ring));
+        // 3 processes: no exchange
+        assertEquals(new CostModel(Calibration.defaults(4)).predictNanos(allReduce(1024, 3), tree),
+            new CostModel(Calibration.defaults(4), true).predictNanos(allReduce(1024, 3), tree));
     }
 
     @Test
