@@ -28,11 +28,11 @@ import static io.jccl.kernels.cuda.DeviceLayout.*;
  * One rank's executor of a Program on a CUDA device: a call writes the launch record, the block records and the chunk
  * tables into pinned host memory, copies them to the device on the rank's stream (the step records, which no call
  * changes, go with the first call only), launches the interpreter kernel with one block per worker and records an
- * event; the call is complete when the event is. Ranks
- * of this process that share the device launch their blocks together, in one grid ({@link DeviceLaunch}). The
- * records are the Program's own ({@link StepDescriptor}), read by the kernel as the Java executor reads them; peers'
- * FIFOs come from the {@link CudaGroup}. Made once per (communicator, program, protocol) and rebound per call;
- * binding allocates nothing once the first call of a size has run.
+ * event; the call is complete when the event is. Ranks of this process that share the device launch their blocks
+ * together, in one grid ({@link DeviceLaunch}). The records are the Program's own ({@link StepDescriptor}), read by
+ * the kernel as the Java executor reads them; peers' FIFOs come from the {@link CudaGroup}. Made once per
+ * (communicator, program, protocol) and rebound per call; binding allocates nothing once the first call of a size
+ * has run.
  * <p>
  * Over 600 lines on purpose: one job, a launch's life (records, launch, proxies, completion, errors); the record
  * layout itself is generated ({@code DeviceWire}), the FIFOs are the transport's ({@code CudaTransport}), the grid
