@@ -29,3 +29,16 @@ def peer_rows(path):
         if len(t) >= 9 and t[1].isdigit():
             rows[(t[0], int(t[1]))] = (float(t[4]), t[8])
     return rows
+
+
+# bench/handoff-probe's ns a cache line takes between the two CPUs: below this the host had put the vCPUs on cores
+# sharing a cache (40-70 ns here), above it apart (160-240 ns)
+NEAR_NS = 120
+
+
+def placement(before, after):
+    """The vCPUs' placement during a run from the probes before and after it: 'n' near (both under NEAR_NS),
+    'a' apart (both over), 'm' mixed (it moved during the run, or between)."""
+    if before < NEAR_NS and after < NEAR_NS:
+        return 'n'
+    return 'a' if before >= NEAR_NS and after >= NEAR_NS else 'm'

@@ -13,6 +13,11 @@
 # same minute; the table gives the medians over rounds of the out-of-place times (us) and ratio = best peer's median /
 # jccl's median (above 1: jccl is faster), with the smallest ratio of each shape and collective under its block and
 # again at the end. Every #wrong of jccl and every check of a peer must be clean, or the script stops and names it.
+# This machine's 2 vCPUs sit on cores that share a cache or apart, and the host moves them every few seconds; apart,
+# data crossing between the cores moves 3-4x slower (2 processes' ring AllReduce at 1 MiB: 85-88 us near, 322-362
+# apart) for every library. So every run is tagged by bench/handoff-probe before and after it (n near, a apart, m
+# mixed), each block says the tags per round, and a second ratio, "same", takes only the rounds where jccl and the
+# row's best peer met the same placement.
 # Both sides time every call on the same buffers (jccl-bench --same-buffers, coll_bench's default), as MPI's benchmarks
 # do, so a size below the cache reads from it; --cold times both as nccl-tests does (call i on slice i % (max / size)
 # of the largest size's buffers, coll_bench -c), memory out of the cache: 2-5x slower for both from 128 KiB to 1 MiB.
@@ -93,6 +98,16 @@ mpi_launch() {
   fi
 }
 
+# runs a command between two bench/handoff-probe readings, written to FILE as "before after" (ns)
+probed() {
+  local file=$1 before rc=0
+  shift
+  before=$("$here/handoff-probe")
+  "$@" || rc=$?
+  echo "$before $("$here/handoff-probe")" > "$file"
+  return $rc
+}
+
 [ -n "$out" ] || out=$(mktemp -d /tmp/peers.XXXXXX)
 mkdir -p "$out"
 { echo "bench/peers.sh --rounds $rounds --shapes $shapes --colls $colls --min-bytes $minb --max-bytes $maxb" \
@@ -107,12 +122,12 @@ for r in $(seq 1 "$rounds"); do
       echo "round $r/$rounds: $s $c" >&2
       for p in "${peers[@]}"; do
         # shellcheck disable=SC2046 # mpi_launch prints the launcher and its flags, several words on purpose
-        $(mpi_launch "$p" "${nranks[$s]}") "/tmp/coll_bench.peers.$p" -b "$minb" -e "$maxb" -o "${letter[$c]}" -r 0 \
-          -t 0.05 "${peer_buffers[@]}" > "$base.$p" 2> "$base.$p.err" \
+        probed "$base.$p.probe" $(mpi_launch "$p" "${nranks[$s]}") "/tmp/coll_bench.peers.$p" -b "$minb" -e "$maxb" \
+          -o "${letter[$c]}" -r 0 -t 0.05 "${peer_buffers[@]}" > "$base.$p" 2> "$base.$p.err" \
           || { echo "$p failed on $s $c; see $base.$p.err" >&2; exit 1; }
       done
-      "$here/jccl-bench" "${c}_perf" "${launch[$s]}" "${nranks[$s]}" -b "$minb" -e "$maxb" -f 2 -d float -o sum -r 0 \
-        "${iters[@]}" "${jccl_buffers[@]}" "$@" > "$base.jccl" 2> "$base.jccl.err" \
+      probed "$base.jccl.probe" "$here/jccl-bench" "${c}_perf" "${launch[$s]}" "${nranks[$s]}" -b "$minb" -e "$maxb" \
+        -f 2 -d float -o sum -r 0 "${iters[@]}" "${jccl_buffers[@]}" "$@" > "$base.jccl" 2> "$base.jccl.err" \
         || { echo "jccl-bench failed on $s $c; see $base.jccl.err" >&2; exit 1; }
     done
   done
@@ -122,7 +137,7 @@ python3 - "$here" "$out" "$rounds" "$shapes" "$colls" "${peers[*]}" "$buffers" <
 import os, statistics, sys
 here, out, rounds, shapes, colls, peers, buffers = sys.argv[1:]
 sys.path.insert(0, here)
-from bench_tables import jccl_rows, peer_rows
+from bench_tables import jccl_rows, peer_rows, placement
 rounds, shapes, colls, peers = int(rounds), shapes.split(','), colls.split(','), peers.split()
 # the table's name and coll_bench's first column for each collective
 names = {'all_reduce': ('AllReduce', 'allreduce'), 'all_gather': ('AllGather', 'allgather'),
@@ -137,13 +152,17 @@ for p in peers:
     # 'Open MPI v4.1.4, package: ...' or 'MPICH Version:<tab>4.0.2'
     libs.append(' '.join(lib[0][len('# lib:'):].split(',')[0].replace('Version:', '').split()) if lib else p)
 bad = []
-# (shape, coll) -> size -> {'jccl': [us per round], peer: [...]}
-times = {}
+# (shape, coll) -> size -> {'jccl': [us per round], peer: [...]}; (shape, coll) -> {'jccl': [placement per round]...}
+times, places = {}, {}
 for s in shapes:
     for c in colls:
         cell = times[(s, c)] = {}
+        tags = places[(s, c)] = {}
         for r in range(1, rounds + 1):
             base = '%s/r%d.%s.%s' % (out, r, s, c)
+            for who in ['jccl'] + peers:
+                before, after = (float(x) for x in open('%s.%s.probe' % (base, who)).read().split())
+                tags.setdefault(who, []).append(placement(before, after))
             j = jccl_rows(base + '.jccl')
             if not j:
                 sys.exit("no table in %s.jccl; it holds:\n%s" % (base, open(base + '.jccl').read()))
@@ -172,13 +191,18 @@ print("# buffers: " + ("cold on both sides, as nccl-tests (call i on slice i % (
                        else "hot on both sides, every call on the same buffers, as MPI's benchmarks"
                        " (--cold: as nccl-tests)"))
 print("# raw output of every round: %s" % out)
+print("# same: the median over the rounds in which jccl and the row's best peer ran with the vCPUs placed alike (both"
+      " near or both apart, by bench/handoff-probe around each run) of the best peer's time / jccl's; - where none")
 head = "%-5s %-14s %10s %11s" % ('shape', 'collective', 'size(B)', 'jccl_us') + \
-    ''.join(' %11s' % (p + '_us') for p in peers) + " %7s" % 'ratio'
+    ''.join(' %11s' % (p + '_us') for p in peers) + " %7s %6s" % ('ratio', 'same')
 print(head)
 summary = []
 for s in shapes:
     for c in colls:
-        cell, ratios = times[(s, c)], []
+        cell, ratios, tags = times[(s, c)], [], places[(s, c)]
+        print("# %s %s, placement per round (n near, a apart, m mixed), %s: %s" % (s, names[c][0],
+              ' '.join(['jccl'] + peers), '  '.join('r%d %s' % (r + 1, ' '.join(tags[w][r] for w in ['jccl'] + peers))
+                                                    for r in range(rounds))))
         for size in sorted(cell):
             row = cell[size]
             if len(row.get('jccl', [])) != rounds or any(len(row.get(p, [])) != rounds for p in peers):
@@ -187,15 +211,24 @@ for s in shapes:
                 continue
             jm, pm = med(row['jccl']), [med(row[p]) for p in peers]
             ratio = min(pm) / jm
-            ratios.append((ratio, size))
+            best = peers[pm.index(min(pm))]
+            alike = [row[best][r] / row['jccl'][r] for r in range(rounds)
+                     if tags['jccl'][r] == tags[best][r] and tags['jccl'][r] != 'm']
+            same = med(alike) if alike else None
+            ratios.append((ratio, size, same))
             print("%-5s %-14s %10d %11.2f" % (s, names[c][0], size, jm) + ''.join(' %11.2f' % t for t in pm) +
-                  " %7.2f" % ratio)
+                  " %7.2f %6s" % (ratio, '-' if same is None else '%.2f' % same))
         if ratios:
             low = min(ratios)
-            summary.append((s, names[c][0], low))
-            print("# %s %s: min ratio %.2f at %d B" % (s, names[c][0], low[0], low[1]))
-print("# summary, min ratio over sizes per shape and collective (above 1: jccl faster at every size):")
-for s, c, (ratio, size) in summary:
-    print("# %-5s %-14s %5.2f at %d B" % (s, c, ratio, size))
+            sames = [(x[2], x[1]) for x in ratios if x[2] is not None]
+            low_same = min(sames) if sames else None
+            summary.append((s, names[c][0], low, low_same))
+            print("# %s %s: min ratio %.2f at %d B; same placement %s" % (s, names[c][0], low[0], low[1],
+                  '%.2f at %d B' % low_same if low_same else 'never met'))
+print("# summary, min ratio over sizes per shape and collective (above 1: jccl faster at every size), and the least"
+      " same-placement ratio:")
+for s, c, (ratio, size, _), low_same in summary:
+    print("# %-5s %-14s %5.2f at %d B   same %s" % (s, c, ratio, size,
+          '%.2f at %d B' % low_same if low_same else '-'))
 PY
 echo "table and raw files: $out" >&2

@@ -22,10 +22,7 @@ if ! command -v mpicc.openmpi > /dev/null; then
   apt-get update -qq > /dev/null && apt-get install -y -qq openmpi-bin libopenmpi-dev > /dev/null
 fi
 if [ ! -x $bin ] || [ "$src" -nt $bin ]; then mpicc.openmpi -O3 -march=native "$src" -o $bin; fi
-probe=/tmp/handoff-probe.jccl
-if [ ! -x $probe ] || [ "$here/handoff-probe.c" -nt $probe ]; then
-  mpicc.openmpi -O2 -pthread "$here/handoff-probe.c" -o $probe
-fi
+probe="$here/handoff-probe"
 iters=(-n 20000); for a in "$@"; do [ "$a" = -n ] && iters=(); done
 pin=(--bind-to core); [ "$np" -gt "$(nproc)" ] && pin=(--oversubscribe --bind-to none)
 floor=(--procs); [ "$launch" = -t ] && floor=()
@@ -46,7 +43,7 @@ python3 - "$out" "$rounds" "$np" "$here" "$launch" <<'PY'
 import statistics, sys
 out, rounds, np_ = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 sys.path.insert(0, sys.argv[4])
-from bench_tables import jccl_rows, peer_rows
+from bench_tables import jccl_rows, peer_rows, placement
 def mpi(path):
     return {size: us for (_, size), (us, _) in peer_rows(path).items()}
 def jccl(path):
@@ -56,11 +53,8 @@ def jccl(path):
         sys.exit("could not read jccl's table; its output was:\n" + open(path).read())
     return rows
 pairs = [(mpi('%s/mpi.%d' % (out, r)), jccl('%s/jccl.%d' % (out, r))) for r in range(1, rounds + 1)]
-NEAR_NS = 120
 def probe(r, i):
     return float(open('%s/probe.%d.%d' % (out, r, i)).read())
-def placement(before, after):
-    return 'n' if before < NEAR_NS and after < NEAR_NS else 'a' if before >= NEAR_NS and after >= NEAR_NS else 'm'
 # per round: (Open MPI's placement, jccl's placement)
 places = [(placement(probe(r, 0), probe(r, 1)), placement(probe(r, 1), probe(r, 2))) for r in range(1, rounds + 1)]
 sizes = sorted(set.intersection(*[set(m) & set(j) for m, j in pairs]))
