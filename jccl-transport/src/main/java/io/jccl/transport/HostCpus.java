@@ -19,7 +19,11 @@ public final class HostCpus
      * project or of one machine; where it is absent (not Linux) {@link #online()} falls back to the JVM's count.
      */
     private static final Path KERNEL_ONLINE_CPUS = Path.of("/sys/devices/system/cpu/online");
-    /** Linux's status of the calling process (procfs), whose {@code Cpus_allowed_list} line is its CPU affinity. */
+    /**
+     * Linux's status of the calling process (procfs), whose {@code Cpus_allowed_list} line is its CPU affinity: the
+     * kernel's interface, the same path for every process on every host, not a file of the project or of one machine
+     * (the JDK has no call for the affinity); where it is absent (not Linux) {@link #allowed()} says unknown.
+     */
     private static final Path KERNEL_SELF_STATUS = Path.of("/proc/self/status");
     private static final String ALLOWED_LINE = "Cpus_allowed_list:";
 
