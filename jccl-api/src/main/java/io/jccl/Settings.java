@@ -177,7 +177,7 @@ public final class Settings
         entry(CALIBRATION, "tuner", "`defaults`", "measured", "skip the cost model's start-up measurement"),
         entry(TIMEOUT_MS, "runtime", "milliseconds, at least 1", "300000",
             "deadline of every wait; past it a `JcclTimeoutException` names collective, rank, peer and step"),
-        entry(MAX_QUEUED_CALLS, "runtime", "calls, at least 1", "4194304",
+        entry(MAX_QUEUED_CALLS, "runtime", "calls, at least 1", "1024",
             "calls a rank holds queued before the submitter runs calls itself"),
         entry(DEBUG, "runtime", "`WARN`, `INFO`, `TRACE`", "`WARN`",
             "jccl's diagnostics: ranks, transports, calibration, each shape's plan and why"),

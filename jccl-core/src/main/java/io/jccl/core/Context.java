@@ -49,10 +49,12 @@ public final class Context
     /** Calls a rank holds queued at most before the thread submitting one runs calls ({@link #maxQueuedCalls()}). */
     public static final String MAX_QUEUED_CALLS_PROP_NAME = Settings.MAX_QUEUED_CALLS;
     /**
-     * Default {@link #maxQueuedCalls()}: 2^22 calls, about 550 MB of them. It guards against running out of memory;
-     * it is not meant to set the pace, since a submitter past the bound runs calls itself (the README's figures).
+     * Default {@link #maxQueuedCalls()}: 1024 calls, about 150 KB of them, as a CUDA stream holds about a thousand
+     * pending launches. A longer queue buys nothing (a submitter past the bound runs calls itself, so the ranks never
+     * starve) and costs: the oldest calls leave the caches and survive the collector's young pauses (the README's
+     * figures).
      */
-    public static final long MAX_QUEUED_CALLS_DEFAULT = 1 << 22;
+    public static final long MAX_QUEUED_CALLS_DEFAULT = 1024;
     /** Algorithms allowed, NCCL's syntax ({@code ring}, {@code tree}, {@code ^tree}, {@code allreduce:tree}). */
     public static final String ALGO_PROP_NAME = PlanConstraints.ALGO_ENV;
     /** Protocols allowed, NCCL's syntax ({@code simple}, {@code ll}, {@code ll128}, {@code ^ll128}). */
