@@ -4,13 +4,32 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
+ * The head of a {@link CallQueue}, a field of a superclass followed by {@link CallQueuePadding}'s 128 bytes: the JVM
+ * lays out a superclass's fields first, so the head, which the thread running the calls writes on every call, and the
+ * tail, which submitters swap on every call, sit on different cache lines (on one line, each write would take it
+ * from the other core).
+ */
+abstract class CallQueueHead
+{
+    /** The sentinel: its {@code next} is the oldest queued call. Written by the claim holder only. */
+    volatile Call head;
+}
+
+/** 128 bytes between a {@link CallQueue}'s head and tail (two lines: the adjacent-line prefetcher pairs them). */
+@SuppressWarnings("unused")
+abstract class CallQueuePadding extends CallQueueHead
+{
+    private long p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15, p16;
+}
+
+/**
  * The calls of one rank from submission to completion, oldest first, linked through {@link Call#next}. Any thread
  * appends with one atomic swap (no lock, no node to allocate); only the thread holding the rank's claim reads and
  * removes the head. This is Vyukov's intrusive multi-producer single-consumer queue: the call removed last stands as
  * the sentinel until the next removal, and an append is visible once its link is written, so a reader may briefly
  * miss a call being appended (its submitter drives progress afterwards, and the agent polls).
  */
-final class CallQueue
+final class CallQueue extends CallQueuePadding
 {
     private static final VarHandle HEAD;
     private static final VarHandle TAIL;
@@ -20,7 +39,7 @@ final class CallQueue
     {
         try
         {
-            HEAD = MethodHandles.lookup().findVarHandle(CallQueue.class, "head", Call.class);
+            HEAD = MethodHandles.lookup().findVarHandle(CallQueueHead.class, "head", Call.class);
             TAIL = MethodHandles.lookup().findVarHandle(CallQueue.class, "tail", Call.class);
             NEXT = MethodHandles.lookup().findVarHandle(Call.class, "next", Call.class);
         }
@@ -30,8 +49,6 @@ final class CallQueue
         }
     }
 
-    /** The sentinel: its {@code next} is the oldest queued call. Written by the claim holder only. */
-    private volatile Call head;
     @SuppressWarnings("unused") // through TAIL
     private volatile Call tail;
 

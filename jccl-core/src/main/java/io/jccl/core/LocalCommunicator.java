@@ -72,6 +72,12 @@ final class LocalCommunicator implements Communicator
      * time, as NCCL asks; threads that race only make the bound of {@link Context#maxQueuedCalls()} looser).
      */
     private long submits;
+    /**
+     * The count of {@link #completions} a submitter read last (submitters only): completions only grow, so while
+     * {@code submits - completionsSeen} is within the bound the queue is too, and a submitter need not read the counter
+     * the claim holder writes on every call, from another core where the agent or a peer's waiter runs the calls.
+     */
+    private long completionsSeen;
     /** {@link Context#maxQueuedCalls()}. */
     private final long maxQueued;
     /** How a submitter waits past {@link #maxQueued} (one thread submits at a time, as for {@link #submits}). */
@@ -246,10 +252,13 @@ final class LocalCommunicator implements Communicator
         checkUsable();
         call.submitted();
         queue.add(call);
-        submits++;
-        if (queuedCalls() > maxQueued)
+        if (++submits - completionsSeen > maxQueued)
         {
-            ProgressEngine.INSTANCE.drain(this, submitWait);
+            completionsSeen = completions.get();
+            if (submits - completionsSeen > maxQueued)
+            {
+                ProgressEngine.INSTANCE.drain(this, submitWait);
+            }
         }
     }
 
