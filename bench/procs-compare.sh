@@ -41,7 +41,7 @@ for r in $(seq 1 "$rounds"); do
 done
 python3 - "$out" "$rounds" "$np" "$here" "$launch" <<'PY'
 import statistics, sys
-out, rounds, np_ = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+out, rounds, np_, launch = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[5]
 sys.path.insert(0, sys.argv[4])
 from bench_tables import jccl_rows, peer_rows, placement
 def mpi(path):
@@ -58,8 +58,9 @@ def probe(r, i):
 # per round: (Open MPI's placement, jccl's placement)
 places = [(placement(probe(r, 0), probe(r, 1)), placement(probe(r, 1), probe(r, 2))) for r in range(1, rounds + 1)]
 sizes = sorted(set.intersection(*[set(m) & set(j) for m, j in pairs]))
-print("# all_reduce_perf, %s processes: Open MPI (shared memory) and jccl --nprocs, %d alternating rounds, float sum"
-      % (np_, rounds))
+jccl_side = "jccl --nprocs" if launch == "--nprocs" else "jccl -t (%s in-process ranks, a thread each)" % np_
+print("# all_reduce_perf, %s processes: Open MPI (shared memory) and %s, %d alternating rounds, float sum"
+      % (np_, jccl_side, rounds))
 print("# each cell: Open MPI us / jccl us (jccl's out-of-place time), each tagged with the vCPUs' placement during"
       " its run: n near, a apart, m mixed; ratio = jccl / Open MPI")
 print("# cache-line handoff (ns) before, between and after the runs: " +
