@@ -3,7 +3,6 @@ package io.jccl.core;
 import io.jccl.JcclInvalidUsageException;
 
 import java.util.ArrayList;
-import java.util.List;
 
 /**
  * Group calls of one thread (NCCL's {@code ncclGroupStart/End}): calls made between the outermost start and its
@@ -15,7 +14,8 @@ final class Group
     private static final ThreadLocal<Group> CURRENT = ThreadLocal.withInitial(Group::new);
 
     private int depth;
-    private final List<Call> held = new ArrayList<>();
+    /** The held calls, in order; walked by index, since an iterator per walk is an allocation per group. */
+    private final ArrayList<Call> held = new ArrayList<>();
 
     private Group()
     {
@@ -38,8 +38,9 @@ final class Group
             try
             {
                 // every rank's sends to itself pair up before anything of the group is queued
-                for (final Call call : group.held)
+                for (int i = 0, n = group.held.size(); i < n; i++)
                 {
+                    final Call call = group.held.get(i);
                     if (call.p2p != null)
                     {
                         call.p2p.checkSelf(call.communicator().rank());
@@ -47,15 +48,17 @@ final class Group
                 }
                 // collectives in their order, then each rank's sends and receives as one call: the collectives meet
                 // in the order every rank issues them, and the point-to-point calls cannot wait on them
-                for (final Call call : group.held)
+                for (int i = 0, n = group.held.size(); i < n; i++)
                 {
+                    final Call call = group.held.get(i);
                     if (call.p2p == null)
                     {
                         call.communicator().submit(call);
                     }
                 }
-                for (final Call call : group.held)
+                for (int i = 0, n = group.held.size(); i < n; i++)
                 {
+                    final Call call = group.held.get(i);
                     if (call.p2p != null)
                     {
                         call.communicator().submit(call);
@@ -82,8 +85,9 @@ final class Group
         {
             return null;
         }
-        for (final Call call : group.held)
+        for (int i = 0, n = group.held.size(); i < n; i++)
         {
+            final Call call = group.held.get(i);
             if (call.p2p != null && call.communicator() == communicator)
             {
                 return call;
