@@ -53,7 +53,7 @@ final class Group
                     final Call call = group.held.get(i);
                     if (call.p2p == null)
                     {
-                        call.communicator().submit(call);
+                        call.communicator().enqueue(call);
                     }
                 }
                 for (int i = 0, n = group.held.size(); i < n; i++)
@@ -61,8 +61,13 @@ final class Group
                     final Call call = group.held.get(i);
                     if (call.p2p != null)
                     {
-                        call.communicator().submit(call);
+                        call.communicator().enqueue(call);
                     }
+                }
+                // the queue bound only once the whole group is queued: the calls a rank waits for are all there
+                for (int i = 0, n = group.held.size(); i < n; i++)
+                {
+                    group.held.get(i).communicator().waitForRoom();
                 }
             }
             finally

@@ -249,10 +249,27 @@ final class LocalCommunicator implements Communicator
 
     void submit(final Call call)
     {
+        enqueue(call);
+        waitForRoom();
+    }
+
+    /** Queues a call without waiting for room: a group queues all its calls first ({@link Group#end()}). */
+    void enqueue(final Call call)
+    {
         checkUsable();
         call.submitted();
         queue.add(call);
-        if (++submits - completionsSeen > maxQueued)
+        submits++;
+    }
+
+    /**
+     * Runs calls while more than {@link Context#maxQueuedCalls()} are queued. A group waits only once all its calls
+     * are queued: a group of more calls per rank than the bound, waiting after its first rank's, would wait for
+     * calls of the other ranks it had not queued yet.
+     */
+    void waitForRoom()
+    {
+        if (submits - completionsSeen > maxQueued)
         {
             completionsSeen = completions.get();
             if (submits - completionsSeen > maxQueued)

@@ -83,6 +83,49 @@ class QueueBoundTest
     }
 
     @Test
+    @Timeout(60)
+    void shouldRunAGroupOfMoreCallsPerRankThanTheBound()
+    {
+        // one thread queues 3x the bound on each rank in one group: rank 0's calls wait for rank 1's, which the
+        // group queues after them, so nobody may wait for room before the whole group is queued
+        final int bound = 8;
+        final int calls = 3 * bound + 1;
+        final Communicator[] comms = Jccl.initAll(new Context().maxQueuedCalls(bound).timeoutMs(20_000), 2);
+        try
+        {
+            final HostBuffer[] buffers = {HostBuffer.allocate(8L * calls), HostBuffer.allocate(8L * calls)};
+            final Work[] works = new Work[2];
+            Jccl.groupStart();
+            for (int r = 0; r < 2; r++)
+            {
+                for (int i = 0; i < calls; i++)
+                {
+                    final HostBuffer slot = buffers[r].slice(8L * i, 8);
+                    slot.byteBuffer().order(java.nio.ByteOrder.LITTLE_ENDIAN).putFloat((int)slot.offset(), r + 1)
+                        .putFloat((int)slot.offset() + 4, i);
+                    works[r] = comms[r].allReduce(slot, slot, 2, DataType.FLOAT32, ReduceOp.SUM, Stream.DEFAULT);
+                }
+            }
+            Jccl.groupEnd();
+            Arrays.stream(works).forEach(Work::join);
+            for (int r = 0; r < 2; r++)
+            {
+                assertTrue(((LocalCommunicator)comms[r]).queuedCalls() <= bound, "rank " + r);
+                for (int i = 0; i < calls; i++)
+                {
+                    final HostBuffer slot = buffers[r].slice(8L * i, 8);
+                    assertEquals(3f, slot.byteBuffer().getFloat((int)slot.offset()), "call " + i);
+                    assertEquals(2f * i, slot.byteBuffer().getFloat((int)slot.offset() + 4), "call " + i);
+                }
+            }
+        }
+        finally
+        {
+            Arrays.stream(comms).forEach(Communicator::close);
+        }
+    }
+
+    @Test
     @Timeout(120)
     void shouldBoundTheQueuesOfRanksOneThreadDrivesInGroups()
     {
