@@ -2,7 +2,11 @@
 # ab-compare.sh BEFORE.jar AFTER.jar ROUNDS [bench flags...]: runs the same bench command with two builds of jccl,
 # interleaved (before, after, before, after, ...), so that both see the same machine state, and prints each run's
 # table under a heading; then one line per size with the median time of each side (out-of-place and in-place) and
-# their ratio. For a change's before/after figures: build BEFORE.jar from the base commit
+# their ratio. This host moves its two vCPUs between cores that share a cache and cores that do not every few seconds,
+# and small-message times move 2-4x with it, so bench/handoff-probe runs before and after every run: each heading ends
+# in its placement (n near: both probes under 120 ns, a apart: both over, m mixed), and a second block gives the
+# medians of the near runs alone (the placement most runs meet; "-" where a side had none). For a change's
+# before/after figures: build BEFORE.jar from the base commit
 # (git worktree add /tmp/base BASE && (cd /tmp/base && mvn -B -q -DskipTests package)), copy bench/target/jccl-bench.jar
 # of both trees aside, then e.g.
 #   bench/ab-compare.sh /tmp/before.jar /tmp/after.jar 3 all_reduce_perf -g 2 -b 8 -e 64M -f 2
@@ -14,34 +18,61 @@ if [[ $# -lt 4 ]]; then
 fi
 before="$1"; after="$2"; rounds="$3"; shift 3
 java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+here=$(cd "$(dirname "$0")" && pwd)
+near_ns=120 # bench_tables.NEAR_NS
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 for ((r = 1; r <= rounds; r++)); do
     for side in before after; do
         jar="$before"; [[ $side == after ]] && jar="$after"
-        echo "== round $r, $side ($jar): $*"
-        "$java" --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -jar "$jar" "$@" 2> /dev/null \
-            | tee "$work/$side.$r"
+        p0=$("$here/handoff-probe")
+        "$java" --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -jar "$jar" "$@" 2> /dev/null > "$work/$side.$r"
+        p1=$("$here/handoff-probe")
+        place=m; ((p0 < near_ns && p1 < near_ns)) && place=n; ((p0 >= near_ns && p1 >= near_ns)) && place=a
+        echo "$place" > "$work/$side.$r.place"
+        echo "== round $r, $side ($jar): $*   [placement $place: handoff $p0/$p1 ns]"
+        cat "$work/$side.$r"
     done
 done
-echo "== medians over $rounds rounds: size, before out/in (us), after out/in (us), after/before out/in"
-for side in before after; do
-    # size, out-of-place time, in-place time of every data row
-    cat "$work/$side".* | awk '$1 ~ /^[0-9]+$/ && NF >= 12 {print $1, $6, $10}' > "$work/$side.rows"
-done
-awk -v rounds="$rounds" '
+# medians FILTER HEADING: the rounds whose placement matches FILTER (n, or . for every round)
+medians() {
+    local filter=$1 heading=$2 side r
+    echo "$heading"
+    for side in before after; do
+        # size, out-of-place time, in-place time of every data row
+        for ((r = 1; r <= rounds; r++)); do
+            if grep -q "^$filter\$" "$work/$side.$r.place"; then cat "$work/$side.$r"; fi
+        done | awk '$1 ~ /^[0-9]+$/ && NF >= 12 {print $1, $6, $10}' > "$work/$side.rows"
+    done
+    sizes "$work/before.rows" "$work/after.rows"
+}
+# sizes BEFORE_ROWS AFTER_ROWS: one line per size, the medians of each side and their ratio
+sizes() {
+    awk '
     function median(list,   n, a, i, j, t) {
         n = split(list, a, " ")
-        for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
+        for (i = 1; i <= n; i++)
+            for (j = i + 1; j <= n; j++)
+                if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
         return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
     }
+    function med(list) { return list == "" ? "-" : sprintf("%.2f", median(list)) }
     FNR == 1 { side++ }
     { key = $1; if (!(key in seen)) { seen[key] = 1; order[++count] = key }
       out[side, key] = out[side, key] " " $2; inp[side, key] = inp[side, key] " " $3 }
     END {
         for (k = 1; k <= count; k++) {
             key = order[k]
+            if (out[1, key] == "" || out[2, key] == "") {
+                printf "%12s  %9s %9s   %9s %9s   %5s %5s\n", key, med(out[1, key]), med(inp[1, key]),
+                    med(out[2, key]), med(inp[2, key]), "-", "-"
+                continue
+            }
             bo = median(out[1, key]); bi = median(inp[1, key]); ao = median(out[2, key]); ai = median(inp[2, key])
             printf "%12s  %9.2f %9.2f   %9.2f %9.2f   %5.2f %5.2f\n", key, bo, bi, ao, ai, ao / bo, ai / bi
         }
-    }' "$work/before.rows" "$work/after.rows"
+    }' "$@"
+}
+near=$(cat "$work"/before.*.place "$work"/after.*.place | grep -c '^n$' || true)
+medians . "== medians over $rounds rounds: size, before out/in (us), after out/in (us), after/before out/in"
+medians n "== medians over the near runs ($near of $((2 * rounds))): size, before out/in, after out/in, after/before"
