@@ -38,15 +38,16 @@ done
 medians() {
     local filter=$1 heading=$2 side r
     echo "$heading"
-    for side in before after; do
-        # size, out-of-place time, in-place time of every data row
+    for side in 1 2; do
+        # side (1 before, 2 after), size, out-of-place time, in-place time of every data row
         for ((r = 1; r <= rounds; r++)); do
-            if grep -q "^$filter\$" "$work/$side.$r.place"; then cat "$work/$side.$r"; fi
-        done | awk '$1 ~ /^[0-9]+$/ && NF >= 12 {print $1, $6, $10}' > "$work/$side.rows"
-    done
-    sizes "$work/before.rows" "$work/after.rows"
+            local name=before; ((side == 2)) && name=after
+            if grep -q "^$filter\$" "$work/$name.$r.place"; then cat "$work/$name.$r"; fi
+        done | awk -v side=$side '$1 ~ /^[0-9]+$/ && NF >= 12 {print side, $1, $6, $10}'
+    done > "$work/rows"
+    sizes "$work/rows"
 }
-# sizes BEFORE_ROWS AFTER_ROWS: one line per size, the medians of each side and their ratio
+# sizes ROWS: one line per size, the medians of each side and their ratio
 sizes() {
     awk '
     function median(list,   n, a, i, j, t) {
@@ -57,9 +58,8 @@ sizes() {
         return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
     }
     function med(list) { return list == "" ? "-" : sprintf("%.2f", median(list)) }
-    FNR == 1 { side++ }
-    { key = $1; if (!(key in seen)) { seen[key] = 1; order[++count] = key }
-      out[side, key] = out[side, key] " " $2; inp[side, key] = inp[side, key] " " $3 }
+    { side = $1; key = $2; if (!(key in seen)) { seen[key] = 1; order[++count] = key }
+      out[side, key] = out[side, key] " " $3; inp[side, key] = inp[side, key] " " $4 }
     END {
         for (k = 1; k <= count; k++) {
             key = order[k]
