@@ -19,7 +19,9 @@ fi
 before="$1"; after="$2"; rounds="$3"; shift 3
 java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 here=$(cd "$(dirname "$0")" && pwd)
-near_ns=120 # bench_tables.NEAR_NS
+# the placement from the probes before and after a run, by the rule procs-compare.sh and peers.sh use
+placement() { python3 -c "import sys; sys.path.insert(0, '$here'); from bench_tables import placement; \
+print(placement($1, $2))"; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 for ((r = 1; r <= rounds; r++)); do
@@ -28,7 +30,7 @@ for ((r = 1; r <= rounds; r++)); do
         p0=$("$here/handoff-probe")
         "$java" --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -jar "$jar" "$@" 2> /dev/null > "$work/$side.$r"
         p1=$("$here/handoff-probe")
-        place=m; ((p0 < near_ns && p1 < near_ns)) && place=n; ((p0 >= near_ns && p1 >= near_ns)) && place=a
+        place=$(placement "$p0" "$p1")
         echo "$place" > "$work/$side.$r.place"
         echo "== round $r, $side ($jar): $*   [placement $place: handoff $p0/$p1 ns]"
         cat "$work/$side.$r"
@@ -36,12 +38,12 @@ for ((r = 1; r <= rounds; r++)); do
 done
 # medians FILTER HEADING: the rounds whose placement matches FILTER (n, or . for every round)
 medians() {
-    local filter=$1 heading=$2 side r
+    local filter=$1 heading=$2 side=0 name r
     echo "$heading"
-    for side in 1 2; do
+    for name in before after; do
+        side=$((side + 1))
         # side (1 before, 2 after), size, out-of-place time, in-place time of every data row
         for ((r = 1; r <= rounds; r++)); do
-            local name=before; ((side == 2)) && name=after
             if grep -q "^$filter\$" "$work/$name.$r.place"; then cat "$work/$name.$r"; fi
         done | awk -v side=$side '$1 ~ /^[0-9]+$/ && NF >= 12 {print side, $1, $6, $10}'
     done > "$work/rows"
