@@ -189,7 +189,6 @@ final class CommGroup
         return new CommGroup(context, topology, localRanks, transport, constraints, calibration, outside);
     }
 
-    /** @return this process's communicators, by rank. */
     /**
      * @param rank a rank of this process.
      * @return its plan resolver: the group's pins, table, schedules and online tuner, and its device's cost model.
@@ -200,6 +199,7 @@ final class CommGroup
             context.chunkBytes(), Connections::slotLength);
     }
 
+    /** @return this process's communicators, by rank. */
     Communicator[] communicators()
     {
         return java.util.Arrays.stream(communicators).filter(java.util.Objects::nonNull)
@@ -209,6 +209,19 @@ final class CommGroup
     int size()
     {
         return topology.ranks();
+    }
+
+    /** @return a rank of this process whose submitter waits for room in its queue now, or -1. */
+    int rankWaitingForRoom()
+    {
+        for (final LocalCommunicator c : communicators)
+        {
+            if (c != null && c.waitingForRoom())
+            {
+                return c.rank();
+            }
+        }
+        return -1;
     }
 
     /** @return the Program of a call shape, generated once and shared by the ranks. */

@@ -126,6 +126,39 @@ class QueueBoundTest
     }
 
     @Test
+    @Timeout(60)
+    void shouldNameTheBoundWhenOneThreadMakesARanksCallsAheadOfAnothersOutsideAGroup()
+    {
+        // NCCL's rule, that one thread driving several ranks groups their calls, broken: the thread's call past the
+        // bound on rank 0 waits for room, while rank 0's first call waits for rank 1's, which the thread never makes
+        final int bound = 8;
+        final Communicator[] comms = Jccl.initAll(new Context().maxQueuedCalls(bound).timeoutMs(1_000), 2);
+        try
+        {
+            final HostBuffer buffer = HostBuffer.allocate(8);
+            final Work first = comms[0].allReduce(buffer, buffer, 2, DataType.FLOAT32, ReduceOp.SUM, Stream.DEFAULT);
+            for (int i = 0; i < bound; i++)
+            {
+                comms[0].allReduce(buffer, buffer, 2, DataType.FLOAT32, ReduceOp.SUM, Stream.DEFAULT);
+            }
+            final io.jccl.JcclTimeoutException ex =
+                org.junit.jupiter.api.Assertions.assertThrows(io.jccl.JcclTimeoutException.class, first::join);
+            assertTrue(ex.getMessage().startsWith("allReduce #0 (count 2 float sum) timed out after 1000 ms on rank 0"),
+                ex.getMessage());
+            assertTrue(ex.getMessage().contains("rank 1 holds it up: it has not started allReduce #0"),
+                ex.getMessage());
+            assertTrue(ex.getMessage().contains("meanwhile a thread waits for room in rank 0's queue, which holds 8 " +
+                "calls (JCCL_MAX_QUEUED_CALLS)"), ex.getMessage());
+            assertTrue(ex.getMessage().contains("make them in a group (Jccl.groupStart/groupEnd) or from a thread " +
+                "per rank"), ex.getMessage());
+        }
+        finally
+        {
+            Arrays.stream(comms).forEach(Communicator::close);
+        }
+    }
+
+    @Test
     @Timeout(120)
     void shouldBoundTheQueuesOfRanksOneThreadDrivesInGroups()
     {
