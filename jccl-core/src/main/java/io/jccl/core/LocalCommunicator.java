@@ -80,7 +80,7 @@ final class LocalCommunicator implements Communicator
     private long completionsSeen;
     /**
      * True while a submitter of this rank waits for room in its queue ({@link #waitForRoom}), for the message of a
-     * timeout meanwhile ({@link #withRoomWait}).
+     * timeout meanwhile ({@link WhoIsBehind#withRoomWait}).
      */
     private volatile boolean waitingForRoom;
     /** {@link Context#maxQueuedCalls()}. */
@@ -298,27 +298,6 @@ final class LocalCommunicator implements Communicator
         return waitingForRoom;
     }
 
-    /**
-     * @param timeout a call's timeout.
-     * @return the timeout, with a sentence added where a thread waits for room in a queue of this process's ranks
-     *         meanwhile: a thread that makes one rank's calls ahead of another's outside a group waits there, after
-     *         {@link Context#maxQueuedCalls()} of them, for calls it has not made yet. NCCL's rule, that one thread
-     *         driving several ranks groups their calls, is then what the user broke, more than any rank.
-     */
-    private io.jccl.JcclTimeoutException withRoomWait(final io.jccl.JcclTimeoutException timeout)
-    {
-        final int waiting = group.rankWaitingForRoom();
-        if (waiting < 0)
-        {
-            return timeout;
-        }
-        return new io.jccl.JcclTimeoutException(timeout.getMessage() + "; meanwhile a thread waits for room in " +
-            "rank " + waiting + "'s queue, which holds " + maxQueued + " calls (JCCL_MAX_QUEUED_CALLS): a thread " +
-            "that makes one rank's calls ahead of another rank's of this process, outside a group, waits there for " +
-            "calls it has not made yet; make them in a group (Jccl.groupStart/groupEnd) or from a thread per rank",
-            timeout.getCause());
-    }
-
     /** @return the calls submitted and not finished yet, what {@link Context#maxQueuedCalls()} bounds. */
     long queuedCalls()
     {
@@ -431,9 +410,10 @@ final class LocalCommunicator implements Communicator
                 {
                     // read before timeout(), which stops a kernel
                     final int peer = call.execution.waitsOn();
-                    failGroup(call, withRoomWait(call.p2p != null ? call.execution.timeout(group.context.timeoutMs()) :
-                        WhoIsBehind.named(group.standings, rank, call, peer,
-                            call.execution.timeout(group.context.timeoutMs()), group.context.timeoutMs())));
+                    final io.jccl.JcclTimeoutException timeout = call.execution.timeout(group.context.timeoutMs());
+                    failGroup(call, WhoIsBehind.withRoomWait(group.rankWaitingForRoom(), maxQueued,
+                        call.p2p != null ? timeout :
+                            WhoIsBehind.named(group.standings, rank, call, peer, timeout, group.context.timeoutMs())));
                     work++;
                     continue;
                 }

@@ -43,6 +43,27 @@ final class WhoIsBehind
     }
 
     /**
+     * @param waiting a rank of this process whose submitter waits for room in its queue now, or -1.
+     * @param bound   the calls a rank holds queued ({@link Context#maxQueuedCalls()}).
+     * @param timeout a call's timeout.
+     * @return the timeout, with a sentence added where a thread waits for room in a local rank's queue meanwhile: a
+     *         thread that makes one rank's calls ahead of another's outside a group waits there, once the bound is
+     *         reached, for calls it has not made yet. NCCL's rule, that one thread driving several ranks groups their
+     *         calls, is then what broke, more than any rank.
+     */
+    static JcclTimeoutException withRoomWait(final int waiting, final long bound, final JcclTimeoutException timeout)
+    {
+        if (waiting < 0)
+        {
+            return timeout;
+        }
+        return new JcclTimeoutException(timeout.getMessage() + "; meanwhile a thread waits for room in rank " +
+            waiting + "'s queue, which holds " + bound + " calls (JCCL_MAX_QUEUED_CALLS): a thread that makes one " +
+            "rank's calls ahead of another rank's of this process, outside a group, waits there for calls it has not " +
+            "made yet; make them in a group (Jccl.groupStart/groupEnd) or from a thread per rank", timeout.getCause());
+    }
+
+    /**
      * @param board    where every rank stands.
      * @param self     the rank whose call timed out.
      * @param call     that call's number.
