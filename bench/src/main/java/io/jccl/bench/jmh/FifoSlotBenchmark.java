@@ -25,8 +25,8 @@ import org.openjdk.jmh.infra.Control;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One FIFO slot round trip per protocol over {@link Connections}: an 8-byte payload written into the slot,
- * {@code publish}ed, seen by {@code hasData}, read and {@code release}d.
+ * One FIFO slot round trip per protocol over {@link Connections}: a payload ({@code payload} bytes, 8 by default)
+ * {@code publish}ed from the slot, seen by {@code hasData}, its first word read and the slot {@code release}d.
  * <ul>
  *     <li>{@code roundTrip}: both ends in one thread: what the protocol itself costs (headers, counters, fences),
  *     without a cache-line handoff;</li>
@@ -44,8 +44,6 @@ import java.util.concurrent.TimeUnit;
 @Fork(value = 1, jvmArgsAppend = "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED")
 public class FifoSlotBenchmark
 {
-    /** Bytes of payload per slot: one 8-byte word, the smallest message a collective sends. */
-    public static final int PAYLOAD_LENGTH = Long.BYTES;
 
     /**
      * Busy polls before a waiting thread of {@code pingPong} yields, as jccl's progress loops spin then yield: when
@@ -72,6 +70,13 @@ public class FifoSlotBenchmark
         /** The protocol's stable lower-case name. */
         @Param({"simple", "ll", "ll128"})
         public String protocol;
+
+        /**
+         * Bytes of payload per slot: by default one 8-byte word, the smallest message a collective sends; up to a
+         * slot's length ({@code -p payload=30720}: what the framing's copies cost per byte).
+         */
+        @Param({"8"})
+        public int payload;
 
         /** Rank 0's sending end towards rank 1. */
         public SendConnector outSender;
@@ -154,7 +159,7 @@ public class FifoSlotBenchmark
         }
         final long seq = fifos.nextOutSeq();
         UnsafeApi.putLong(sender.slotAddress(), seq);
-        sender.publish(PAYLOAD_LENGTH, seq, SHAPE, PLAN);
+        sender.publish(fifos.payload, seq, SHAPE, PLAN);
         while (!receiver.hasData())
         {
             Thread.onSpinWait();
@@ -176,7 +181,7 @@ public class FifoSlotBenchmark
     @GroupThreads(1)
     public long ping(final TwoThreads fifos, final Control control)
     {
-        if (!send(fifos.outSender, fifos.nextOutSeq(), control))
+        if (!send(fifos.outSender, fifos.nextOutSeq(), fifos.payload, control))
         {
             return -1;
         }
@@ -197,7 +202,7 @@ public class FifoSlotBenchmark
     {
         final long payload = receive(fifos.outReceiver, control);
         // echoes the payload as its sequence number: this thread writes no counter next to rank 0's
-        if (payload < 0 || !send(fifos.backSender, payload, control))
+        if (payload < 0 || !send(fifos.backSender, payload, fifos.payload, control))
         {
             return -1;
         }
@@ -220,7 +225,7 @@ public class FifoSlotBenchmark
         return payload;
     }
 
-    private static boolean send(final SendConnector sender, final long seq, final Control control)
+    private static boolean send(final SendConnector sender, final long seq, final int length, final Control control)
     {
         int polls = 0;
         while (!sender.hasSpace())
@@ -232,7 +237,7 @@ public class FifoSlotBenchmark
             polls = idle(polls);
         }
         UnsafeApi.putLong(sender.slotAddress(), seq);
-        sender.publish(PAYLOAD_LENGTH, seq, SHAPE, PLAN);
+        sender.publish(length, seq, SHAPE, PLAN);
         return true;
     }
 
