@@ -511,7 +511,7 @@ final class LocalCommunicator implements Communicator
 
     /**
      * Called when a call could not move: the clock (about 30 ns a read here) is read on one stall in {@value
-     * #STALLS_PER_CLOCK_READ}, the first time on the last of the first run of them, where the deadline starts. So a
+     * #STALLS_PER_CLOCK_READ}, first on stall number {@value #STALLS_PER_CLOCK_READ}, where the deadline starts. So a
      * call that waits a few polls for its peer, as most small calls do, never reads it (an 8-byte call takes about
      * 0.2 us, and a read on its first stall was a sixth of that), and a polling loop stays short; the deadline and the
      * standing's wait stamp are late by at most that many polls.
