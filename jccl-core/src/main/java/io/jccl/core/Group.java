@@ -48,22 +48,8 @@ final class Group
                 }
                 // collectives in their order, then each rank's sends and receives as one call: the collectives meet
                 // in the order every rank issues them, and the point-to-point calls cannot wait on them
-                for (int i = 0, n = group.held.size(); i < n; i++)
-                {
-                    final Call call = group.held.get(i);
-                    if (call.p2p == null)
-                    {
-                        call.communicator().enqueue(call);
-                    }
-                }
-                for (int i = 0, n = group.held.size(); i < n; i++)
-                {
-                    final Call call = group.held.get(i);
-                    if (call.p2p != null)
-                    {
-                        call.communicator().enqueue(call);
-                    }
-                }
+                group.enqueueHeld(false);
+                group.enqueueHeld(true);
                 // the queue bound only once the whole group is queued: the calls a rank waits for are all there
                 for (int i = 0, n = group.held.size(); i < n; i++)
                 {
@@ -73,6 +59,19 @@ final class Group
             finally
             {
                 group.held.clear();
+            }
+        }
+    }
+
+    /** @param pointToPoint queues the held send/recv calls if true, else the held collectives, in their order. */
+    private void enqueueHeld(final boolean pointToPoint)
+    {
+        for (int i = 0, n = held.size(); i < n; i++)
+        {
+            final Call call = held.get(i);
+            if ((call.p2p != null) == pointToPoint)
+            {
+                call.communicator().enqueue(call);
             }
         }
     }

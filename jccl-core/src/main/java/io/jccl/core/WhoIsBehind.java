@@ -39,7 +39,7 @@ final class WhoIsBehind
         final long freshNs = TimeUnit.MILLISECONDS.toNanos(Math.max(200, Math.min(2000, timeoutMs / 2)));
         final String who = explain(board, self, call.seq, Names.of(call.collective) + " #" + call.seq, waitsOn,
             freshNs, System.nanoTime());
-        return who == null ? timeout : new JcclTimeoutException(timeout.getMessage() + "; " + who, timeout.getCause());
+        return who == null ? timeout : appended(timeout, who);
     }
 
     /**
@@ -57,10 +57,16 @@ final class WhoIsBehind
         {
             return timeout;
         }
-        return new JcclTimeoutException(timeout.getMessage() + "; meanwhile a thread waits for room in rank " +
-            waiting + "'s queue, which holds " + bound + " calls (JCCL_MAX_QUEUED_CALLS): a thread that makes one " +
-            "rank's calls ahead of another rank's of this process, outside a group, waits there for calls it has not " +
-            "made yet; make them in a group (Jccl.groupStart/groupEnd) or from a thread per rank", timeout.getCause());
+        return appended(timeout, "meanwhile a thread waits for room in rank " + waiting + "'s queue, which holds " +
+            bound + " calls (JCCL_MAX_QUEUED_CALLS): a thread that makes one rank's calls ahead of another rank's of " +
+            "this process, outside a group, waits there for calls it has not made yet; make them in a group " +
+            "(Jccl.groupStart/groupEnd) or from a thread per rank");
+    }
+
+    /** @return the timeout with a sentence added to its message, the same cause kept. */
+    private static JcclTimeoutException appended(final JcclTimeoutException timeout, final String sentence)
+    {
+        return new JcclTimeoutException(timeout.getMessage() + "; " + sentence, timeout.getCause());
     }
 
     /**
